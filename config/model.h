@@ -1,0 +1,100 @@
+// The typed configuration model. Defaults live in the member initialisers;
+// config/loader.{h,cc} overlays YAML on top and validates everything.
+// Every field here is documented in README.md ("Configuration reference").
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rxe::config {
+
+using Duration = std::chrono::milliseconds;
+
+/// Regex include/exclude filter over RDMA device names (node_exporter style).
+struct DeviceFilter {
+  std::string include = ".*";  // ECMAScript regex, anchored (full match)
+  std::string exclude;         // empty = exclude nothing
+};
+
+enum class HwCounterSource { kAuto, kNetlink, kSysfs };
+
+struct CollectorsConfig {
+  bool rdma_netlink = true;  // RDMA netlink: hw counters (primary), resource counts
+  bool sysfs = true;         // device/port info, state, rate, GIDs, counters/ (and hw_counters fallback)
+  bool rtnetlink = true;     // netdev under each RDMA port
+  bool host = true;          // host cost (softirq per CPU) — issue 5
+  HwCounterSource hw_counter_source = HwCounterSource::kAuto;
+  int max_gids_per_port = 16;  // bound on rxe_port_gid_info series per port (0..1024)
+};
+
+/// A probe target. `address` is an IP literal or host name; the control
+/// connection goes to address:port, RDMA traffic to the RoCE v2 GID of that IP.
+struct Peer {
+  std::string name;
+  std::string address;
+  uint16_t port = 19792;
+  std::map<std::string, std::string> labels;  // extra labels (low cardinality)
+};
+
+enum class ProbeType { kWriteBw, kSendBw, kSendLat, kWriteLat };
+
+/// A named probe module (blackbox_exporter style). Parameters have perftest's
+/// meaning; zero/nullopt means "the per-type default" where documented.
+struct Module {
+  std::string name;
+  ProbeType type = ProbeType::kWriteBw;
+  Duration interval{std::chrono::seconds(60)};
+  Duration timeout{std::chrono::seconds(10)};
+  std::vector<std::string> peers;  // peer names; empty = all peers
+  std::string device;              // local RDMA device; empty = the one that routes to the peer
+  uint32_t size = 0;               // bytes; 0 = 65536 for bandwidth, 2 for latency (perftest -s)
+  std::optional<uint32_t> mtu;     // 256..4096; nullopt = "auto" = port active MTU (perftest -m)
+  uint32_t qps = 1;                // perftest -q
+  uint32_t post_list = 1;          // perftest -l
+  uint32_t cq_moderation = 1;      // perftest -Q (bandwidth only)
+  uint32_t tx_depth = 128;         // perftest -t (bandwidth; latency uses 1)
+  uint32_t inline_size = 0;        // perftest -I; 0 = no inline; max 512 on rxe
+  Duration duration{std::chrono::seconds(1)};  // bandwidth (perftest -D), capped at 10 s
+  uint32_t iterations = 1000;      // latency (perftest -n), bounded by timeout
+  std::optional<int> gid_index;    // nullopt = "auto" (RoCE v2 GID of the local IP routing to the peer)
+};
+
+/// Pre-shared-key authentication and admission control for the responder.
+struct ResponderConfig {
+  bool enabled = true;
+  std::vector<std::string> listen_addresses{":19792"};
+  std::vector<std::string> allowed_cidrs;  // in addition to configured peers' addresses
+  std::string psk_file;                    // empty = no authentication
+  uint32_t max_sessions = 4;
+  uint64_t max_buffer_bytes = 4u << 20;    // per-session MR cap
+  Duration max_session_duration{std::chrono::seconds(30)};
+  uint32_t max_message_bytes = 4096;       // control message cap
+};
+
+struct ProberConfig {
+  uint32_t max_concurrent = 2;               // probes at once, all devices
+  uint32_t max_bandwidth_per_device = 1;     // bandwidth probes at once per local device
+  uint64_t byte_budget_per_second = 0;       // 0 = unlimited; average probe bytes/s
+  std::string psk_file;                      // key presented to peers; empty = none
+  uint32_t history_per_pair = 20;            // results kept for the /debug/probes view
+};
+
+struct Config {
+  std::string source_file;  // path the config was loaded from ("" = defaults)
+  DeviceFilter devices;
+  CollectorsConfig collectors;
+  ResponderConfig responder;
+  ProberConfig prober;
+  std::vector<Peer> peers;                 // static peers
+  std::vector<std::string> peer_files;     // file-based discovery (YAML list of peers), globs allowed
+  std::map<std::string, Module> modules;   // by name
+};
+
+const char* ProbeTypeName(ProbeType t);
+bool IsBandwidth(ProbeType t);
+
+}  // namespace rxe::config
