@@ -91,6 +91,7 @@ struct Config {
   ProberConfig prober;
   std::vector<Peer> peers;                 // static peers
   std::vector<std::string> peer_files;     // file-based discovery (YAML list of peers), globs allowed
+  std::vector<Peer> file_peers;            // peers read from peer_files at load time (config/peer_file.h)
   std::map<std::string, Module> modules;   // by name
 };
 

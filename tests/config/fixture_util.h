@@ -1,0 +1,21 @@
+// Helpers for the config tests: fixture paths and messages without the
+// checkout-specific fixture directory.
+#pragma once
+
+#include <string>
+
+#include "config/loader.h"
+
+namespace rxe::config::testing {
+
+inline std::string FixtureDir() { return std::string(RXE_FIXTURES_DIR) + "/config"; }
+inline std::string Fixture(const std::string& name) { return FixtureDir() + "/" + name; }
+
+/// `text` with every "<fixture dir>/" removed.
+inline std::string StripFixtureDir(std::string text) {
+  const std::string prefix = FixtureDir() + "/";
+  for (size_t pos; (pos = text.find(prefix)) != std::string::npos;) text.erase(pos, prefix.size());
+  return text;
+}
+
+}  // namespace rxe::config::testing
