@@ -21,8 +21,14 @@ std::unique_ptr<Collector> NewSysfsCollector(const config::CollectorsConfig& cfg
 /// rtnetlink: the netdev under each RDMA port (from ctx.port_netdevs).
 std::unique_ptr<Collector> NewRtnetlinkCollector(const config::CollectorsConfig& cfg);
 
-/// All enabled collectors in scrape order: rdma_netlink, sysfs, rtnetlink.
+/// Host cost of Soft-RoCE (rxe runs in softirq context on the CPU): per-CPU
+/// softirq time and NET_RX/NET_TX counts from `procfs_root` (default /proc).
+std::unique_ptr<Collector> NewHostCollector(const config::CollectorsConfig& cfg,
+                                            const std::string& procfs_root);
+
+/// All enabled collectors in scrape order: rdma_netlink, sysfs, rtnetlink, host.
 std::vector<std::unique_ptr<Collector>> MakeCollectors(const config::CollectorsConfig& cfg,
-                                                       const std::string& sysfs_root);
+                                                       const std::string& sysfs_root,
+                                                       const std::string& procfs_root = "/proc");
 
 }  // namespace rxe::collectors
