@@ -60,7 +60,7 @@ const std::vector<HwCounterInfo> kKnown = {
      "kernels)."},
 };
 
-constexpr std::string_view kGenericMetric = "rxe_port_hw_counter_total";
+constexpr std::string_view kGenericMetric = "rxe_port_hw_stat_total";
 constexpr std::string_view kGenericHelp =
     "RDMA hw counter without a curated name (other drivers, newer kernels); the kernel's name is "
     "in the counter label.";

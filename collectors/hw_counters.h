@@ -2,7 +2,7 @@
 // to metric families. Shared by the RDMA netlink and sysfs collectors so both
 // sources produce identical series. Known rxe names get curated names and
 // operator-facing HELP (docs/DESIGN.md); unknown names are never dropped and
-// go to rxe_port_hw_counter_total{counter="<name>"}.
+// go to rxe_port_hw_stat_total{counter="<name>"}.
 #pragma once
 
 #include <prometheus/metric_family.h>

@@ -85,7 +85,7 @@ bool IsValidLabelName(std::string_view name) {
 }
 
 const std::vector<std::string>& ReservedLabelNames() {
-  // `counter` is on rxe_probe_attributed_hw_counter_total, which carries the peer's labels.
+  // `counter` is on rxe_probe_attributed_hw_stat_total, which carries the peer's labels.
   static const std::vector<std::string> kNames{"peer",   "module",  "device",   "port",
                                                "reason", "counter", "instance", "job",
                                                "le"};
