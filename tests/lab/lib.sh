@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Helpers for lab case scripts (run inside the VMs). Source it:
+#   . "$(dirname "$0")/../lib.sh"        (from tests/lab/cases/)
+# Coordination between VMs goes through files in $LAB_OUT (a 9p share, no caching, so a
+# file created by one VM is visible to the others at once). Timeouts are in seconds.
+# Every waiting helper returns 1 (after a message on stderr) when it times out.
+
+: "${LAB_OUT:?lib.sh is for scripts run by tests/lab/lab.sh}"
+LAB_SYNC=$LAB_OUT/.sync
+mkdir -p "$LAB_SYNC"
+
+lab_log() { echo "[$(date +%T.%3N)] $*"; }
+
+# lab_fail MSG: prints MSG, tells the other VMs to stop waiting (lab_abort) and exits 1.
+lab_fail() {
+  echo "FAIL[vm${LAB_INDEX}]: $*" >&2
+  lab_abort "$*"
+  exit 1
+}
+
+# lab_abort [MSG]: makes every lab_wait_* / lab_barrier in all VMs fail at once. Called by
+# lab_fail, and by the EXIT trap set below when a script exits non-zero (e.g. set -e).
+# A script that sets its own EXIT trap replaces that one and should call lab_abort itself.
+lab_abort() {
+  [[ -e $LAB_SYNC/abort ]] || echo "vm$LAB_INDEX: ${1:-exited with an error}" >"$LAB_SYNC/abort"
+}
+lab__on_exit() { (($1 == 0)) || lab_abort "exited with status $1"; }
+trap 'lab__on_exit $?' EXIT
+
+# lab_wait_file PATH TIMEOUT: waits until PATH exists (polls every 0.1 s).
+lab_wait_file() {
+  local path=$1 timeout=${2:?lab_wait_file PATH TIMEOUT} end
+  end=$(($(date +%s%N) / 1000000 + timeout * 1000))
+  until [[ -e $path ]]; do
+    if [[ -e $LAB_SYNC/abort && $path != "$LAB_SYNC/abort" ]]; then
+      echo "lab_wait_file: $path: aborted ($(cat "$LAB_SYNC/abort"))" >&2
+      return 1
+    fi
+    if (($(date +%s%N) / 1000000 > end)); then
+      echo "lab_wait_file: $path did not appear within $timeout s" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# lab_signal NAME: announces event NAME to all VMs (creates $LAB_OUT/.sync/NAME atomically).
+lab_signal() {
+  local f=$LAB_SYNC/${1:?lab_signal NAME}
+  echo "$LAB_INDEX" >"$f.tmp.$LAB_INDEX" && mv -f "$f.tmp.$LAB_INDEX" "$f"
+}
+
+# lab_wait_signal NAME [TIMEOUT=120]: waits until some VM has called lab_signal NAME.
+lab_wait_signal() { lab_wait_file "$LAB_SYNC/${1:?lab_wait_signal NAME}" "${2:-120}"; }
+
+# lab_barrier NAME [TIMEOUT=120]: returns once all $LAB_NVMS VMs have reached barrier NAME.
+# Use each NAME once per run.
+lab_barrier() {
+  local name=${1:?lab_barrier NAME} timeout=${2:-120} i
+  lab_signal "barrier.$name.vm$LAB_INDEX"
+  for ((i = 0; i < LAB_NVMS; i++)); do
+    lab_wait_file "$LAB_SYNC/barrier.$name.vm$i" "$timeout" ||
+      { echo "lab_barrier $name: vm$i did not arrive" >&2; return 1; }
+  done
+}
+
+# lab_wait_listen PORT [TIMEOUT=30]: waits until a local TCP socket listens on PORT
+# (e.g. a perftest server; probing it with a connect would use up its one connection).
+lab_wait_listen() {
+  local port=${1:?lab_wait_listen PORT} timeout=${2:-30} end
+  end=$(($(date +%s) + timeout))
+  until [[ -n $(ss -Hltn "sport = :$port" 2>/dev/null) ]]; do
+    if (($(date +%s) > end)); then
+      echo "lab_wait_listen: nothing listens on TCP $port after $timeout s" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# lab_kill_vm K [TIMEOUT=10]: asks the host to hard-kill VM K (its qemu gets SIGKILL) and
+# waits until that happened. The killed VM counts as "killed", not as a failure.
+lab_kill_vm() {
+  local k=${1:?lab_kill_vm K}
+  touch "$LAB_OUT/.kill-vm-$k"
+  lab_wait_file "$LAB_OUT/.killed-vm-$k" "${2:-10}"
+}
+
+# lab_rdma_port_state: prints the state word of $LAB_RDMA_DEV port 1 (e.g. ACTIVE).
+lab_rdma_port_state() {
+  local s
+  s=$(cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/state")
+  echo "${s#*: }"
+}
+
+# lab_hw_counter NAME: prints a hw counter of $LAB_RDMA_DEV port 1 (e.g. sent_pkts).
+lab_hw_counter() { cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/hw_counters/${1:?NAME}"; }
+
+# lab_bg_wait PID [TIMEOUT=60]: waits for a background child with a timeout; kills it on
+# timeout. Returns its exit status (124 on timeout).
+lab_bg_wait() {
+  local pid=${1:?lab_bg_wait PID} timeout=${2:-60} end
+  end=$(($(date +%s) + timeout))
+  while kill -0 "$pid" 2>/dev/null; do
+    if (($(date +%s) > end)); then
+      kill -KILL "$pid" 2>/dev/null
+      wait "$pid" 2>/dev/null
+      echo "lab_bg_wait: pid $pid still running after $timeout s, killed" >&2
+      return 124
+    fi
+    sleep 0.1
+  done
+  wait "$pid"
+}
