@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+"""Checks the Grafana dashboards without a Grafana server (stdlib only).
+
+  check_dashboards.py [--dashboards 'dashboards/*.json'] [--rules 'dashboards/rules/*.yml']
+                      [--promtool promtool] [--prometheus http://127.0.0.1:9090]
+
+1. Structure and conventions (a re-implementation of the dashboard-linter rules that matter
+   here): schemaVersion >= 37, unique fixed uids and titles, not editable, one `datasource`
+   variable (type datasource, prometheus) used by every panel, target and query variable,
+   multi-value job/instance variables with allValue ".+" chained job -> instance -> the rest,
+   every variable used, refresh on time change, every panel with title, description, unit and
+   at least one query, no overlapping panels, data links to existing dashboards.
+2. PromQL conventions: every selector matches job=~"$job" and instance=~"$instance", every
+   rate/irate/increase range is [$__rate_interval] (no hard-coded windows at all), counters
+   (_total, _bucket, _sum, _count) only inside rate/irate/increase.
+3. Syntax: every panel and variable query, after substituting the Grafana variables, and every
+   rule expression from --rules goes into a throwaway rules file checked by `promtool check rules`.
+4. With --prometheus URL: every substituted panel/variable query runs against that server
+   (/api/v1/query) and must return data; panels whose description says "Empty when ..." may be
+   empty. Rule expressions must evaluate without error (baselines need days of history, so an
+   empty result is only reported). Dead panels are listed and make the check fail.
+Exit status 1 on any problem.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import miniyaml  # noqa: E402
+
+DS_UID = "${datasource}"
+PANEL_TYPES = {"timeseries", "stat", "table", "heatmap", "state-timeline", "bargauge", "gauge", "row"}
+COUNTER_SUFFIXES = ("_total", "_bucket", "_sum", "_count")
+RATE_FUNCS = {"rate", "irate", "increase"}
+LIST_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right"}
+OP_KEYWORDS = {"and", "or", "unless", "bool", "offset", "atan2"}
+NUMBER_WORDS = {"inf", "nan", "Inf", "NaN", "+Inf", "-Inf"}
+AGGREGATORS = {"sum", "min", "max", "avg", "group", "stddev", "stdvar", "count", "count_values", "bottomk", "topk",
+               "quantile"}
+DURATION_RE = re.compile(r"^(\d+(ms|[smhdwy]))+$")
+
+
+# --- durations ----------------------------------------------------------------------------------
+def parse_duration(s):
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+    total = 0.0
+    for num, unit in re.findall(r"(\d+)(ms|[smhdwy])", s):
+        total += int(num) * units[unit]
+    if not DURATION_RE.match(s):
+        raise ValueError(f"bad duration {s!r}")
+    return total
+
+
+def fmt_duration(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
+
+
+# --- a small PromQL lexer/walker ----------------------------------------------------------------
+TOKEN_RE = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)
+  | (?P<var>\$\{[^}]+\}|\$[A-Za-z_][A-Za-z0-9_]*|\[\[[A-Za-z_][A-Za-z0-9_]*\]\])
+  | (?P<num>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?(?:(?:ms|[smhdwy])(?:\d+(?:ms|[smhdwy]))*)?|0x[0-9a-fA-F]+)
+  | (?P<ident>[A-Za-z_:][A-Za-z0-9_:]*)
+  | (?P<op>=~|!~|!=|==|<=|>=|[-+*/%^=<>@(){}\[\],])
+""", re.X)
+
+
+class PromQLError(ValueError):
+    pass
+
+
+def tokenize(expr):
+    out, pos = [], 0
+    while pos < len(expr):
+        m = TOKEN_RE.match(expr, pos)
+        if not m:
+            raise PromQLError(f"cannot tokenize at {expr[pos:pos + 20]!r}")
+        pos = m.end()
+        if m.lastgroup != "ws":
+            out.append((m.lastgroup, m.group()))
+    return out
+
+
+def analyse(expr):
+    """Returns (selectors, ranges): selectors = [(name, {label: (op, value)}, funcs)],
+    ranges = [(text, funcs)] where funcs is the stack of enclosing function names."""
+    toks = tokenize(expr)
+    selectors, ranges = [], []
+    stack = []  # function names (or "(" for plain grouping) of open parentheses
+    pending = None  # aggregator whose `by (...)` / `without (...)` comes before its argument
+    i = 0
+
+    def funcs():
+        return [f for f in stack if f != "("]
+
+    def matchers_at(j):
+        """Parses {...} starting at toks[j] == '{'; returns (dict, index after '}')."""
+        ms = {}
+        j += 1
+        while toks[j][1] != "}":
+            if toks[j][1] == ",":
+                j += 1
+                continue
+            label, op, val = toks[j][1], toks[j + 1][1], toks[j + 2]
+            if op not in ("=", "!=", "=~", "!~") or val[0] not in ("str",):
+                raise PromQLError(f"bad matcher near {label!r}")
+            ms[label] = (op, val[1][1:-1])
+            j += 3
+        return ms, j + 1
+
+    while i < len(toks):
+        kind, text = toks[i]
+        nxt = toks[i + 1][1] if i + 1 < len(toks) else None
+        if kind == "ident" and text in AGGREGATORS and nxt in ("by", "without"):
+            pending = text
+            i += 1
+            continue
+        if kind == "ident" and text in LIST_KEYWORDS:
+            i += 1
+            if nxt == "(":
+                depth = 0
+                while i < len(toks):
+                    if toks[i][1] == "(":
+                        depth += 1
+                    elif toks[i][1] == ")":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    i += 1
+                i += 1
+            continue
+        if kind == "ident" and nxt == "(":
+            stack.append(text)
+            i += 2
+            continue
+        if kind == "ident" and text in OP_KEYWORDS:
+            i += 1
+            if text == "offset" and i < len(toks) and toks[i][0] in ("num", "var"):
+                i += 1
+            continue
+        if kind == "ident" and text in NUMBER_WORDS:
+            i += 1
+            continue
+        if kind == "ident" or (kind == "op" and text == "{"):
+            name = text if kind == "ident" else None
+            j = i + 1 if kind == "ident" else i
+            ms = {}
+            if j < len(toks) and toks[j][1] == "{":
+                ms, j = matchers_at(j)
+            if name is None:
+                name = ms.get("__name__", ("=", None))[1]
+            selectors.append((name, ms, funcs()))
+            i = j
+            continue
+        if text == "(":
+            stack.append(pending or "(")
+            pending = None
+        elif text == ")":
+            if not stack:
+                raise PromQLError("unbalanced ')'")
+            stack.pop()
+        elif text == "[":
+            j = i + 1
+            while j < len(toks) and toks[j][1] != "]":
+                j += 1
+            ranges.append(("".join(t for _, t in toks[i + 1:j]), funcs()))
+            i = j
+        i += 1
+    if stack:
+        raise PromQLError("unbalanced '('")
+    return selectors, ranges
+
+
+# --- variable substitution ----------------------------------------------------------------------
+def substitute(expr, values):
+    def repl(m):
+        name = m.group(1) or m.group(2) or m.group(3)
+        name = name.split(":")[0]
+        if name not in values:
+            raise PromQLError(f"unknown variable ${name}")
+        return values[name]
+    return re.sub(r"\$\{([^}]+)\}|\$([A-Za-z_][A-Za-z0-9_]*)|\[\[([A-Za-z_][A-Za-z0-9_]*)\]\]", repl, expr)
+
+
+def var_used(name, text):
+    return re.search(r"\$\{" + re.escape(name) + r"(?::[^}]*)?\}|\$" + re.escape(name) + r"(?![A-Za-z0-9_])|\[\[" +
+                     re.escape(name) + r"\]\]", text) is not None
+
+
+def label_values_selector(q):
+    """label_values(metric{...}, label) -> 'metric{...}'; label_values(label) -> None."""
+    m = re.fullmatch(r"\s*label_values\((.*),\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*", q, re.S)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r"\s*query_result\((.*)\)\s*", q, re.S)
+    return m.group(1) if m else None
+
+
+# --- checks -------------------------------------------------------------------------------------
+class Checker:
+    def __init__(self, args):
+        self.args = args
+        self.problems = []
+        self.queries = []  # (where, expr_with_grafana_vars, may_be_empty, panel_interval, kind)
+        self.uids = {}
+        self.titles = {}
+
+    def fail(self, where, msg):
+        self.problems.append(f"{where}: {msg}")
+
+    def check_dashboard(self, path):
+        name = os.path.basename(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            self.fail(name, f"not valid JSON: {e}")
+            return None
+        if not isinstance(d.get("schemaVersion"), int) or d["schemaVersion"] < 37:
+            self.fail(name, "schemaVersion must be >= 37")
+        uid = d.get("uid")
+        if not isinstance(uid, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", uid):
+            self.fail(name, f"uid {uid!r} must be a fixed lower-case id (<= 40 chars)")
+        elif uid in self.uids:
+            self.fail(name, f"uid {uid} also used by {self.uids[uid]}")
+        else:
+            self.uids[uid] = name
+        title = d.get("title")
+        if not title or title in self.titles:
+            self.fail(name, f"title {title!r} missing or also used by {self.titles.get(title)}")
+        self.titles[title] = name
+        if d.get("id") is not None:
+            self.fail(name, "id must be null (Grafana assigns it)")
+        if d.get("editable") is not False:
+            self.fail(name, "editable must be false (provisioned dashboards are edited in the repo)")
+        if "rxe_exporter" not in (d.get("tags") or []):
+            self.fail(name, "tags must include rxe_exporter (dashboard links use it)")
+        if "__inputs" in d and d["__inputs"]:
+            self.fail(name, "__inputs (${DS_...} placeholders) break file provisioning; use the datasource variable")
+        if "${DS_" in json.dumps(d):
+            self.fail(name, "${DS_...} placeholder found; use ${datasource}")
+        variables = self.check_variables(name, d)
+        self.check_panels(name, d, variables)
+        return d
+
+    def check_variables(self, name, d):
+        vs = (d.get("templating") or {}).get("list") or []
+        by_name = {}
+        for v in vs:
+            if v.get("name") in by_name:
+                self.fail(name, f"variable {v.get('name')} defined twice")
+            by_name[v.get("name")] = v
+        dss = [v for v in vs if v.get("type") == "datasource"]
+        if len(dss) != 1 or dss[0].get("name") != "datasource" or dss[0].get("query") != "prometheus":
+            self.fail(name, "exactly one datasource variable named `datasource` with query `prometheus` is required")
+        elif dss[0].get("label") != "Data Source":
+            self.fail(name, "the datasource variable's label must be 'Data Source'")
+        names = [v.get("name") for v in vs]
+        for required in ("job", "instance"):
+            v = by_name.get(required)
+            if not v:
+                self.fail(name, f"variable `{required}` is required")
+                continue
+            if not (v.get("multi") and v.get("includeAll") and v.get("allValue") == ".+"):
+                self.fail(name, f"variable `{required}` must be multi-value with 'All' = .+")
+        if names[:3] != ["datasource", "job", "instance"]:
+            self.fail(name, "variables must start with datasource, job, instance (in that order)")
+        for v in vs:
+            vn = v.get("name")
+            if v.get("type") != "query":
+                continue
+            where = f"{name}: variable {vn}"
+            if (v.get("datasource") or {}).get("uid") != DS_UID:
+                self.fail(where, "must use ${datasource}")
+            if v.get("refresh") != 2:
+                self.fail(where, "must refresh on time range change (refresh: 2)")
+            q = v.get("query")
+            q = q.get("query") if isinstance(q, dict) else q
+            if not q:
+                self.fail(where, "no query")
+                continue
+            if v.get("definition") not in (None, q):
+                self.fail(where, "definition differs from query")
+            if vn != "job" and not var_used("job", q):
+                self.fail(where, "must be chained to $job")
+            if vn not in ("job", "instance") and not var_used("instance", q):
+                self.fail(where, "must be chained to $instance")
+            sel = label_values_selector(q)
+            if sel is None:
+                self.fail(where, "only label_values(metric{...}, label) / query_result(...) queries are supported")
+            else:
+                self.queries.append((where, sel, False, None, "variable"))
+        return vs
+
+    def check_panels(self, name, d, variables):
+        panels = d.get("panels") or []
+        flat = []
+        for p in panels:
+            flat.append(p)
+            flat.extend(p.get("panels") or [])
+        ids, cells = set(), {}
+        everything = json.dumps([p for p in flat]) + json.dumps(d.get("links") or [])
+        for v in variables:
+            q = v.get("query")
+            everything += json.dumps(q)
+        for p in flat:
+            pid = p.get("id")
+            where = f"{name}: panel {pid} {p.get('title')!r}"
+            if pid in ids:
+                self.fail(where, "duplicate panel id")
+            ids.add(pid)
+            if p.get("type") not in PANEL_TYPES:
+                self.fail(where, f"unexpected panel type {p.get('type')}")
+            gp = p.get("gridPos") or {}
+            if not all(isinstance(gp.get(k), int) for k in ("x", "y", "w", "h")) or gp["x"] + gp["w"] > 24:
+                self.fail(where, f"bad gridPos {gp}")
+            else:
+                for x in range(gp["x"], gp["x"] + gp["w"]):
+                    for y in range(gp["y"], gp["y"] + gp["h"]):
+                        if (x, y) in cells:
+                            self.fail(where, f"overlaps panel {cells[(x, y)]}")
+                            break
+                        cells[(x, y)] = pid
+                    else:
+                        continue
+                    break
+            if p.get("type") == "row":
+                continue
+            if not p.get("title"):
+                self.fail(where, "no title")
+            if not p.get("description"):
+                self.fail(where, "no description")
+            if (p.get("datasource") or {}).get("uid") != DS_UID:
+                self.fail(where, "panel datasource must be ${datasource}")
+            defaults = (p.get("fieldConfig") or {}).get("defaults") or {}
+            unit = defaults.get("unit") or ((p.get("options") or {}).get("yAxis") or {}).get("unit")
+            if not unit:
+                self.fail(where, "no unit")
+            targets = [t for t in p.get("targets") or [] if not t.get("hide")]
+            if not targets:
+                self.fail(where, "panel without a query")
+            refs = set()
+            may_be_empty = "Empty when" in (p.get("description") or "")
+            for t in targets:
+                tw = f"{where} query {t.get('refId')}"
+                if t.get("refId") in refs:
+                    self.fail(tw, "duplicate refId")
+                refs.add(t.get("refId"))
+                if (t.get("datasource") or {}).get("uid") != DS_UID:
+                    self.fail(tw, "target datasource must be ${datasource}")
+                if not (t.get("expr") or "").strip():
+                    self.fail(tw, "empty expr")
+                    continue
+                self.check_expr(tw, t["expr"])
+                self.queries.append((tw, t["expr"], may_be_empty, p.get("interval"), "panel"))
+            for link in defaults.get("links") or []:
+                m = re.match(r"/d/([^/?]+)", link.get("url", ""))
+                if m:
+                    self.links.append((where, m.group(1)))
+        for v in variables:
+            vn = v.get("name")
+            if vn == "datasource":
+                continue
+            others = everything.replace(json.dumps(v.get("query")), "", 1)
+            if not var_used(vn, others):
+                self.fail(f"{name}: variable {vn}", "not used by any panel, link or other variable")
+
+    def check_expr(self, where, expr):
+        try:
+            selectors, ranges = analyse(expr)
+        except (PromQLError, IndexError) as e:
+            self.fail(where, f"cannot analyse PromQL: {e}")
+            return
+        if not selectors:
+            self.fail(where, "no metric selector")
+        for sel_name, ms, funcs in selectors:
+            for label in ("job", "instance"):
+                op, val = ms.get(label, (None, None))
+                if op != "=~" or val not in (f"${label}", f"${{{label}}}"):
+                    self.fail(where, f"selector {sel_name} must match {label}=~\"${label}\"")
+            if sel_name and sel_name.endswith(COUNTER_SUFFIXES) and not RATE_FUNCS & set(funcs):
+                self.fail(where, f"counter {sel_name} must be wrapped in rate/irate/increase")
+        for text, funcs in ranges:
+            inner = funcs[-1] if funcs else None
+            if inner in RATE_FUNCS and text != "$__rate_interval":
+                self.fail(where, f"{inner}() must use [$__rate_interval], not [{text}]")
+            elif not text.startswith("$"):
+                self.fail(where, f"hard-coded range [{text}]: use $__rate_interval / $__interval / $__range")
+
+    # --- promtool / prometheus ------------------------------------------------------------------
+    def values(self, panel_interval):
+        scrape = parse_duration(self.args.scrape_interval)
+        interval = max(parse_duration(self.args.interval), parse_duration(panel_interval) if panel_interval else 0)
+        rate = max(interval + scrape, 4 * scrape)
+        vals = {"__rate_interval": fmt_duration(rate), "__interval": fmt_duration(interval),
+                "__range": self.args.range, "__range_s": str(int(parse_duration(self.args.range))),
+                "__interval_ms": str(int(interval * 1000)), "datasource": "prometheus"}
+        return vals
+
+    def substituted(self, expr, interval, variable_names):
+        vals = self.values(interval)
+        for vn in variable_names:
+            vals.setdefault(vn, ".+")
+        return substitute(expr, vals)
+
+    def rule_exprs(self):
+        out = []
+        for path in sorted(glob.glob(self.args.rules)) if self.args.rules else []:
+            doc = miniyaml.load_file(path)
+            for g in (doc or {}).get("groups") or []:
+                for r in g.get("rules") or []:
+                    kind = "alert" if "alert" in r else "record"
+                    out.append((f"{os.path.basename(path)}: {kind} {r.get(kind)}", r.get("expr"), kind))
+        return out
+
+    def run_promtool(self, items):
+        """items: [(where, expr)]; returns the failing ones with promtool's message."""
+        def write(path, chunk):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("groups:\n  - name: dashboard_queries\n    rules:\n")
+                for k, (_, expr) in enumerate(chunk):
+                    f.write(f"      - record: dashboard_check:query:{k}\n        expr: {json.dumps(expr)}\n")
+
+        def ok(chunk, tmp):
+            path = os.path.join(tmp, "queries.yml")
+            write(path, chunk)
+            r = subprocess.run([self.args.promtool, "check", "rules", path], capture_output=True, text=True)
+            return r.returncode == 0, (r.stdout + r.stderr).strip()
+
+        with tempfile.TemporaryDirectory() as tmp:
+            good, msg = ok(items, tmp)
+            if good:
+                return []
+            bad = []
+            for item in items:  # pinpoint the culprits
+                good, msg = ok([item], tmp)
+                if not good:
+                    bad.append((item[0], msg.splitlines()[-1] if msg else "promtool failed"))
+            if not bad:
+                bad.append(("(all queries)", msg))
+            return bad
+
+    def query(self, expr):
+        url = self.args.prometheus.rstrip("/") + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+        try:
+            with urllib.request.urlopen(url, timeout=30) as r:
+                body = json.load(r)
+        except urllib.error.HTTPError as e:
+            try:
+                body = json.load(e)
+            except ValueError:
+                return None, f"HTTP {e.code}"
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            return None, str(e)
+        if body.get("status") != "success":
+            return None, body.get("error", "query failed")
+        return body["data"], None
+
+
+def check_provisioning(c, root):
+    """Grafana provisioning files: a prometheus datasource and a file dashboard provider."""
+    for kind, key in (("datasources", "datasources"), ("dashboards", "providers")):
+        paths = sorted(glob.glob(os.path.join(root, kind, "*.yml")))
+        if not paths:
+            c.fail(f"provisioning/{kind}", "no provisioning file")
+        for path in paths:
+            where = os.path.relpath(path, os.path.dirname(root))
+            try:
+                doc = miniyaml.load_file(path) or {}
+            except miniyaml.YamlError as e:
+                c.fail(where, str(e))
+                continue
+            if doc.get("apiVersion") != "1":
+                c.fail(where, "apiVersion must be 1")
+            entries = doc.get(key) or []
+            if not entries:
+                c.fail(where, f"no {key}")
+            for e in entries:
+                if kind == "datasources" and (e.get("type") != "prometheus" or not e.get("uid") or not e.get("url")):
+                    c.fail(where, "datasource needs type prometheus, a uid and a url")
+                if kind == "dashboards":
+                    if e.get("type") != "file" or not (e.get("options") or {}).get("path"):
+                        c.fail(where, "provider needs type file and options.path")
+                    if e.get("allowUiUpdates") not in ("false", None):
+                        c.fail(where, "allowUiUpdates must be false (dashboards are generated)")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.normpath(os.path.join(here, ".."))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dashboards", default=os.path.join(root, "*.json"), help="glob of dashboard JSON files")
+    ap.add_argument("--rules", default=os.path.join(root, "rules", "*.yml"), help="glob of rule files ('' = none)")
+    ap.add_argument("--provisioning", default=os.path.join(root, "provisioning"),
+                    help="Grafana provisioning directory to check ('' = none)")
+    ap.add_argument("--promtool", default="promtool")
+    ap.add_argument("--no-promtool", action="store_true", help="skip the promtool syntax check")
+    ap.add_argument("--prometheus", help="run every query against this Prometheus (http://host:port)")
+    ap.add_argument("--scrape-interval", default="15s", help="for $__rate_interval (Grafana: max($__interval + "
+                                                              "scrape interval, 4 * scrape interval))")
+    ap.add_argument("--interval", default="15s", help="$__interval before panel minimum intervals")
+    ap.add_argument("--range", default="1h", help="$__range")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+
+    c = Checker(args)
+    c.links = []
+    paths = sorted(glob.glob(args.dashboards))
+    if not paths:
+        print(f"check_dashboards: no dashboards match {args.dashboards}", file=sys.stderr)
+        return 1
+    dashboards = {}
+    for path in paths:
+        d = c.check_dashboard(path)
+        if d:
+            dashboards[os.path.basename(path)] = d
+    for where, uid in c.links:
+        if uid not in c.uids:
+            c.fail(where, f"data link to unknown dashboard uid {uid}")
+
+    # Substitute Grafana variables.
+    var_names = {}
+    for name, d in dashboards.items():
+        var_names[name] = [v.get("name") for v in (d.get("templating") or {}).get("list") or []]
+    subst = []
+    for where, expr, may_be_empty, interval, kind in c.queries:
+        dash = where.split(":")[0]
+        try:
+            subst.append((where, c.substituted(expr, interval, var_names.get(dash, [])), may_be_empty, kind))
+        except (PromQLError, ValueError) as e:
+            c.fail(where, str(e))
+    rules = c.rule_exprs()
+    if args.provisioning:
+        check_provisioning(c, args.provisioning)
+
+    if not args.no_promtool:
+        for where, msg in c.run_promtool([(w, e) for w, e, _, _ in subst] + [(w, e) for w, e, _ in rules]):
+            c.fail(where, f"promtool: {msg}")
+
+    dead, empty_rules = [], []
+    if args.prometheus:
+        for where, expr, may_be_empty, kind in subst:
+            data, err = c.query(expr)
+            if err:
+                c.fail(where, f"query error: {err}: {expr}")
+            elif not data.get("result") and not may_be_empty:
+                dead.append(where)
+                c.fail(where, f"returned no data: {expr}")
+            elif args.verbose:
+                print(f"  {len(data.get('result') or [])} series  {where}")
+        for where, expr, kind in rules:
+            data, err = c.query(expr)
+            if err:
+                c.fail(where, f"query error: {err}")
+            elif not data.get("result") and kind == "record":
+                empty_rules.append(where)
+
+    for p in c.problems:
+        print("FAIL:", p)
+    if dead:
+        print("Dead panels (no data from " + args.prometheus + "):")
+        for w in dead:
+            print("  " + w)
+    if empty_rules:
+        print("Recording rules without data yet (need history): " + ", ".join(empty_rules))
+    npanels = sum(1 for d in dashboards.values() for p in d.get("panels") or [] if p.get("type") != "row")
+    print(f"check_dashboards: {len(dashboards)} dashboards, {npanels} panels, "
+          f"{sum(1 for q in c.queries if q[4] == 'panel')} panel queries, "
+          f"{sum(1 for q in c.queries if q[4] == 'variable')} variable queries, {len(rules)} rule expressions"
+          f"{' (promtool checked)' if not args.no_promtool else ''}"
+          f"{', run against ' + args.prometheus if args.prometheus else ''}: "
+          f"{'OK' if not c.problems else str(len(c.problems)) + ' problem(s)'}")
+    return 1 if c.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
