@@ -1,2 +1,27 @@
-// Placeholder: the daemon entry point is being written (issue 2).
-int main() { return 0; }
+// rxe_exporter: Prometheus exporter for Soft-RoCE (rxe) and RoCE.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "exporter/cli.h"
+#include "exporter/daemon.h"
+
+int main(int argc, char** argv) {
+  using rxe::exporter::Action;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const rxe::exporter::CommandLine cl = rxe::exporter::ParseCommandLine(args);
+  switch (cl.action) {
+    case Action::kPrintAndExit:
+      (cl.to_stderr ? std::cerr : std::cout) << cl.output;
+      return cl.exit_code;
+    case Action::kCheckConfig:
+      return rxe::exporter::RunConfigCheck(cl.flags);
+    case Action::kRunDaemon:
+      return rxe::exporter::RunDaemon(cl.flags);
+    case Action::kSweep:
+      return rxe::exporter::sweep::RunSweepCommand(cl.sweep, cl.flags.sysfs_path);
+    case Action::kDoctor:
+      return rxe::exporter::doctor::RunDoctorCommand(cl.doctor, cl.flags);
+  }
+  return 1;
+}

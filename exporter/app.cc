@@ -1,0 +1,197 @@
+#include "exporter/app.h"
+
+#include <chrono>
+#include <exception>
+
+#include "common/log.h"
+#include "exporter/config_source.h"
+#include "exporter/notify.h"
+
+namespace rxe::exporter {
+namespace {
+
+double NowUnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+App::App(Flags flags) : flags_(std::move(flags)) {}
+
+App::~App() { Stop(std::chrono::steady_clock::now() + std::chrono::seconds(5)); }
+
+Status App::Start() {
+  auto cfg = LoadDaemonConfig(flags_);
+  if (!cfg.ok()) return cfg.error();
+  auto web = LoadWebState(flags_.web_config_file);
+  if (!web.ok()) return web.error();
+  auto set = CollectorSet::Build(*cfg, flags_.sysfs_path);
+  if (!set.ok()) return set.error();
+
+  scraper_ = std::make_unique<Scraper>(std::move(set.value()));
+  auth_ = std::make_shared<BasicAuth>(web->config.users);
+  if (web->tls) tls_ = std::make_shared<TlsState>(web->tls);
+
+  auto ep = std::make_shared<Endpoints>();
+  ep->telemetry_path = flags_.telemetry_path;
+  ep->max_requests = flags_.max_requests;
+  ep->metrics = [this] { return RenderMetrics(); };
+  ep->ready = [this] { return ready(); };
+  ep->reload = [this] { return Reload("HTTP POST /-/reload"); };
+  ep->debug_probes = [this] { return probes_.DebugJson(); };
+  ep->authorize = [this](const std::string& header) {
+    auto auth = CurrentAuth();
+    return !auth->enabled() || auth->CheckHeader(header);
+  };
+  endpoints_ = ep;
+
+  for (const auto& addr : flags_.listen_addresses) {
+    auto server = std::make_unique<HttpServer>(addr, tls_);
+    InstallRoutes(server->server(), endpoints_);
+    RXE_RETURN_IF_ERROR(server->Bind());
+    servers_.push_back(std::move(server));
+  }
+  Status probes = probes_.Start(*cfg);
+  if (!probes.ok()) return probes.error().Wrap("starting probes");
+  probes_started_ = true;
+
+  for (auto& s : servers_) {
+    s->Start();
+    log::Info("listening", {{"address", s->BoundAddress()},
+                            {"tls", s->tls() ? "true" : "false"},
+                            {"basic_auth", auth_->enabled() ? "true" : "false"}});
+  }
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    config_ = std::move(cfg.value());
+    reload_status_ = ReloadStatus{true, NowUnixSeconds()};
+    peer_stamps_ = StampPeerFiles(config_);
+  }
+  started_ = true;
+  ready_ = true;
+  return Status::Ok();
+}
+
+Status App::Reload(const std::string& reason) {
+  std::lock_guard<std::mutex> reload_lock(reload_mu_);
+  if (!started_) return Error::Make(ErrorCode::kFailedPrecondition, "not running");
+  notify::Reloading();
+  log::Info("reloading configuration", {{"reason", reason}});
+  Status st;
+  try {
+    st = DoReload();
+  } catch (const std::exception& e) {
+    st = Error::Make(ErrorCode::kInternal, std::string("reload failed: ") + e.what());
+  }
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    reload_status_.last_successful = st.ok();
+    if (st.ok()) reload_status_.last_success_unix_seconds = NowUnixSeconds();
+    peer_stamps_ = StampPeerFiles(config_);
+  }
+  if (st.ok()) {
+    log::Info("configuration reloaded", {{"config_file", flags_.config_file}});
+  } else {
+    log::Error("configuration reload failed, keeping the running configuration",
+               {{"err", st.error().message}});
+  }
+  notify::Ready();
+  return st;
+}
+
+Status App::DoReload() {
+  auto cfg = LoadDaemonConfig(flags_);
+  if (!cfg.ok()) return cfg.error();
+  auto web = LoadWebState(flags_.web_config_file);
+  if (!web.ok()) return web.error();
+  if ((web->tls != nullptr) != (tls_ != nullptr)) {
+    return Error::Make(ErrorCode::kFailedPrecondition,
+                       flags_.web_config_file +
+                           ": tls_server_config was added or removed; restart rxe_exporter to "
+                           "switch between HTTP and HTTPS");
+  }
+  auto set = CollectorSet::Build(*cfg, flags_.sysfs_path);
+  if (!set.ok()) return set.error();
+  Status applied = probes_.ApplyConfig(*cfg);
+  if (!applied.ok()) return applied.error().Wrap("applying the config to the probes");
+
+  scraper_->Swap(std::move(set.value()));
+  if (tls_) tls_->Set(web->tls);
+  std::lock_guard<std::mutex> lock(state_mu_);
+  config_ = std::move(cfg.value());
+  auth_ = std::make_shared<BasicAuth>(web->config.users);  // also drops the bcrypt cache
+  return Status::Ok();
+}
+
+bool App::PollPeerFiles() {
+  if (!started_) return false;
+  PeerFileStamps now, before;
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    now = StampPeerFiles(config_);
+    before = peer_stamps_;
+  }
+  if (now == before) return false;
+  (void)Reload("peer files changed");
+  return true;
+}
+
+bool App::Stop(std::chrono::steady_clock::time_point deadline) {
+  ready_ = false;
+  for (auto& s : servers_) s->Stop();
+  {
+    std::lock_guard<std::mutex> reload_lock(
+        reload_mu_);  // no reload half-applied to stopped probes
+    started_ = false;
+    if (probes_started_) {
+      probes_.Stop();
+      probes_started_ = false;
+    }
+  }
+  bool all_joined = true;
+  for (auto& s : servers_) all_joined = s->Join(deadline) && all_joined;
+  return all_joined;
+}
+
+bool App::Healthy() const {
+  for (const auto& s : servers_) {
+    if (!s->serving()) return false;
+  }
+  return ready();
+}
+
+std::vector<std::string> App::BoundAddresses() const {
+  std::vector<std::string> out;
+  for (const auto& s : servers_) out.push_back(s->BoundAddress());
+  return out;
+}
+
+std::vector<int> App::BoundPorts() const {
+  std::vector<int> out;
+  for (const auto& s : servers_) out.push_back(s->port());
+  return out;
+}
+
+std::string App::RenderMetrics() {
+  std::vector<prometheus::MetricFamily> families;
+  scraper_->Collect(families);
+  AppendSelfMetrics(reload_status(), families);
+  try {
+    for (auto& f : probes_.Collect()) families.push_back(std::move(f));
+  } catch (const std::exception& e) {
+    log::Error("probe metrics failed", {{"err", e.what()}});
+  }
+  return SerializeText(MergeFamilies(std::move(families)));
+}
+
+ReloadStatus App::reload_status() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return reload_status_;
+}
+
+std::shared_ptr<BasicAuth> App::CurrentAuth() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return auth_;
+}
+
+}  // namespace rxe::exporter

@@ -1,0 +1,125 @@
+#include "exporter/daemon.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+
+#include "common/log.h"
+#include "exporter/app.h"
+#include "exporter/build_info.h"
+#include "exporter/config_source.h"
+#include "exporter/notify.h"
+#include "exporter/signals.h"
+
+namespace rxe::exporter {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kPeerFilePollInterval = std::chrono::seconds(5);
+// SIGTERM to exit must stay under 2 s; ProbeService::Stop takes up to ~1 s.
+constexpr auto kShutdownBudget = std::chrono::milliseconds(1500);
+
+/// What the signal thread asks of the main loop.
+struct Requests {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  bool reload = false;
+  int stop_signal = 0;
+};
+
+}  // namespace
+
+int RunDaemon(const Flags& flags) {
+  BlockDaemonSignals();  // before any thread exists
+  log::Init(flags.log_level, flags.log_format);
+  log::Info("starting rxe_exporter",
+            {{"version", Version()}, {"revision", Revision()}, {"compiler", Compiler()}});
+
+  App app(flags);
+  Status started = app.Start();
+  if (!started.ok()) {
+    log::Error("cannot start", {{"err", started.error().message}});
+    notify::Status("Failed to start: " + started.error().message);
+    return 1;
+  }
+  notify::Ready();
+  log::Info("rxe_exporter is ready", {{"telemetry_path", flags.telemetry_path}});
+
+  Requests req;
+  SignalThread signals([&req](int sig) {
+    std::lock_guard<std::mutex> lock(req.mu);
+    if (sig == SIGHUP) {
+      req.reload = true;
+    } else {
+      req.stop = true;
+      req.stop_signal = sig;
+    }
+    req.cv.notify_all();
+  });
+
+  const auto watchdog = notify::WatchdogPingInterval();
+  std::chrono::microseconds tick = std::chrono::seconds(1);
+  if (watchdog) {
+    tick = std::min(tick, *watchdog);
+    log::Info("systemd watchdog enabled",
+              {{"ping_interval_us", std::to_string(watchdog->count())}});
+  }
+  auto next_peer_poll = Clock::now() + kPeerFilePollInterval;
+  int stop_signal = 0;
+  for (;;) {
+    bool reload = false;
+    {
+      std::unique_lock<std::mutex> lock(req.mu);
+      req.cv.wait_for(lock, tick, [&req] { return req.stop || req.reload; });
+      if (req.stop) {
+        stop_signal = req.stop_signal;
+        break;
+      }
+      reload = std::exchange(req.reload, false);
+    }
+    if (reload) (void)app.Reload("SIGHUP");
+    if (Clock::now() >= next_peer_poll) {
+      app.PollPeerFiles();
+      next_peer_poll = Clock::now() + kPeerFilePollInterval;
+    }
+    if (watchdog && app.Healthy()) notify::Watchdog();
+  }
+
+  const auto deadline = Clock::now() + kShutdownBudget;
+  log::Info("shutting down", {{"signal", strsignal(stop_signal)}});
+  notify::Stopping();
+  if (!app.Stop(deadline)) {
+    // A client keeps a connection busy; do not let it delay the exit.
+    log::Warn("HTTP connections still open at shutdown; exiting anyway");
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  log::Info("stopped");
+  return 0;
+}
+
+int RunConfigCheck(const Flags& flags) {
+  log::Init(flags.log_level, flags.log_format);
+  auto cfg = LoadDaemonConfig(flags);
+  if (!cfg.ok()) {
+    std::cerr << cfg.error().message << "\n";
+    return 1;
+  }
+  auto web = LoadWebState(flags.web_config_file);
+  if (!web.ok()) {
+    std::cerr << web.error().message << "\n";
+    return 1;
+  }
+  std::cout << "config OK\n";
+  return 0;
+}
+
+}  // namespace rxe::exporter

@@ -1,0 +1,102 @@
+#include "exporter/flags.h"
+
+#include <CLI/CLI.hpp>
+#include <set>
+
+namespace rxe::exporter {
+namespace {
+
+Error Bad(const std::string& flag, const std::string& why) {
+  return Error::Make(ErrorCode::kInvalidArgument, flag + ": " + why);
+}
+
+const std::set<std::string>& ReservedPaths() {
+  static const std::set<std::string> paths{"/-/healthy", "/-/ready", "/-/reload", "/debug/probes"};
+  return paths;
+}
+
+}  // namespace
+
+void AddDaemonFlags(CLI::App& app, RawFlags& raw) {
+  app.add_option(
+         "--config.file", raw.config_file,
+         "Configuration file (YAML). When the default is absent, built-in defaults are used")
+      ->default_str(kDefaultConfigFile);
+  app.add_flag("--config.check", raw.config_check,
+               "Validate the configuration (and --web.config.file), print the result and exit");
+  app.add_option("--web.listen-address", raw.listen_addresses,
+                 "Address to listen on, repeatable: host:port, :port (IPv4+IPv6), [ipv6]:port")
+      ->allow_extra_args(false)
+      ->default_str(kDefaultListenAddress);
+  app.add_option("--web.telemetry-path", raw.telemetry_path, "Path under which to expose metrics")
+      ->default_str("/metrics");
+  app.add_option("--web.config.file", raw.web_config_file,
+                 "Web configuration file (TLS, basic auth) in the Prometheus web-config format");
+  app.add_option("--web.max-requests", raw.max_requests,
+                 "Maximum concurrent telemetry requests; more get 503 (0 = no limit)")
+      ->default_str("4");
+  app.add_option("--path.sysfs", raw.sysfs_path, "sysfs mount point")->default_str("/sys");
+  app.add_option("--log.level", raw.log_level, "Log level: debug, info, warn, error")
+      ->default_str("info");
+  app.add_option("--log.format", raw.log_format, "Log format: logfmt, json")->default_str("logfmt");
+  app.add_flag("--version", raw.version, "Print version information and exit");
+}
+
+void RecordGivenFlags(const CLI::App& app, RawFlags& raw) {
+  raw.config_file_given = app.get_option("--config.file")->count() > 0;
+}
+
+Result<Flags> ValidateFlags(const RawFlags& raw) {
+  Flags f;
+  f.config_check = raw.config_check;
+  f.config_file_given = raw.config_file_given;
+
+  if (raw.config_file.empty()) return Bad("--config.file", "must not be empty");
+  f.config_file = raw.config_file;
+
+  auto level = log::ParseLevel(raw.log_level);
+  if (!level) {
+    return Bad("--log.level",
+               "invalid value \"" + raw.log_level + "\" (allowed: debug, info, warn, error)");
+  }
+  f.log_level = *level;
+  auto format = log::ParseFormat(raw.log_format);
+  if (!format) {
+    return Bad("--log.format", "invalid value \"" + raw.log_format + "\" (allowed: logfmt, json)");
+  }
+  f.log_format = *format;
+
+  std::vector<std::string> addrs = raw.listen_addresses;
+  if (addrs.empty()) addrs.push_back(kDefaultListenAddress);
+  std::set<std::string> seen;
+  for (const auto& a : addrs) {
+    if (!seen.insert(a).second) return Bad("--web.listen-address", "\"" + a + "\" given twice");
+    auto parsed = ParseListenAddress(a);
+    if (!parsed.ok()) return Bad("--web.listen-address", parsed.error().message);
+    f.listen_addresses.push_back(std::move(parsed.value()));
+  }
+
+  const std::string& path = raw.telemetry_path;
+  if (path.empty() || path.front() != '/') {
+    return Bad("--web.telemetry-path", "must start with \"/\", got \"" + path + "\"");
+  }
+  if (path.find_first_of(" ?#\t\r\n") != std::string::npos) {
+    return Bad("--web.telemetry-path", "must not contain spaces, '?' or '#', got \"" + path + "\"");
+  }
+  if (ReservedPaths().count(path) != 0) {
+    return Bad("--web.telemetry-path", "\"" + path + "\" is reserved for another endpoint");
+  }
+  f.telemetry_path = path;
+
+  f.web_config_file = raw.web_config_file;
+  if (raw.sysfs_path.empty()) return Bad("--path.sysfs", "must not be empty");
+  f.sysfs_path = raw.sysfs_path;
+  if (raw.max_requests < 0) {
+    return Bad("--web.max-requests",
+               "must be 0 (no limit) or more, got " + std::to_string(raw.max_requests));
+  }
+  f.max_requests = raw.max_requests;
+  return f;
+}
+
+}  // namespace rxe::exporter
