@@ -192,7 +192,7 @@ reader() { # index fifo
 # TCG vCPUs on a busy host miss timer deadlines. no_timer_check: else the boot may panic with
 # "IO-APIC + timer doesn't work". tsc=nowatchdog: keep the TSC (the host's, via rdtsc) as
 # clocksource; it keeps the refined calibration (tsc=reliable would skip it, and the early
-# calibration can be off by a factor of 3 under load). nowatchdog: no soft-lockup noise.
+# calibration can be far off under load, see host_tsc_khz). nowatchdog: no soft-lockup noise.
 # cryptomgr.notests, initcall_blacklist=crypto_kdf108_init: crypto self-tests, ~2 s of
 # emulated boot time. apparmor=0 audit=0: nothing here uses them.
 kernel_cmdline() { # index
