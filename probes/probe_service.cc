@@ -1,16 +1,187 @@
-// Placeholder until the probe engine lands (issue 3): starts nothing.
+// ProbeService: wires the responder, the scheduler (prober) and the cached
+// results together, and applies reloads live.
 #include "probes/probe_service.h"
 
-namespace rxe::probes {
+#include <mutex>
 
-struct ProbeService::Impl {};
+#include "common/log.h"
+#include "probes/auth.h"
+#include "probes/probe_metrics.h"
+#include "probes/prober.h"
+#include "probes/responder.h"
+#include "probes/results.h"
+#include "probes/results_json.h"
+#include "probes/scheduler_runner.h"
+
+namespace rxe::probes {
+namespace {
+
+std::vector<PairInfo> PairInfos(const std::vector<ScheduledPair>& pairs) {
+  std::vector<PairInfo> out;
+  for (const auto& p : pairs) {
+    out.push_back(PairInfo{PairKey{p.module.name, p.peer.name}, p.module.type, p.peer.labels});
+  }
+  return out;
+}
+
+Result<ProberEnv> EnvFrom(const config::Config& cfg, const StartOptions& o) {
+  ProberEnv env;
+  env.factory = o.session_factory ? o.session_factory : DefaultSessionFactory();
+  env.sysfs_root = o.sysfs_root;
+  env.max_message_bytes = cfg.responder.max_message_bytes;
+  env.max_buffer_bytes = cfg.responder.max_buffer_bytes;
+  if (!cfg.prober.psk_file.empty()) {
+    auto key = auth::LoadPsk(cfg.prober.psk_file);
+    if (!key.ok()) return key.error().Wrap("prober.psk_file");
+    env.psk = std::move(*key);
+  }
+  return env;
+}
+
+}  // namespace
+
+struct ProbeService::Impl {
+  StartOptions options;
+  DeviceActivity activity;
+  ResultStore results;
+  std::unique_ptr<Responder> responder;
+  std::unique_ptr<SchedulerRunner> runner;
+
+  mutable std::mutex mu;  // guards the fields below and serialises Start/Apply/Stop
+  std::shared_ptr<const ProberEnv> env;
+  config::ResponderConfig responder_cfg;
+  bool started = false;
+
+  std::shared_ptr<const ProberEnv> Env() const {
+    std::lock_guard<std::mutex> lock(env_mu);
+    return env;
+  }
+  mutable std::mutex env_mu;  // env is read by probe workers
+
+  ProbeOutcome RunOne(const config::Module& m, const config::Peer& p, const std::atomic<bool>& cancel) {
+    auto e = Env();
+    return RunProbe(m, p, *e, cancel);
+  }
+
+  Status ApplyResponder(const config::Config& cfg) {
+    bool restart = !responder->running() || cfg.responder.listen_addresses != responder_cfg.listen_addresses;
+    if (!cfg.responder.enabled) {
+      responder->Stop();
+      responder_cfg = cfg.responder;
+      return Status::Ok();
+    }
+    auto settings = ResponderSettingsFrom(cfg, options.responder_io_timeout);
+    if (!settings.ok()) return settings.error();
+    if (!restart) {
+      responder->Update(std::move(*settings));
+      responder_cfg = cfg.responder;
+      return Status::Ok();
+    }
+    responder->Stop();
+    Status st = responder->Start(std::move(*settings));
+    if (!st.ok()) return st;
+    responder_cfg = cfg.responder;
+    return Status::Ok();
+  }
+};
 
 ProbeService::ProbeService() : impl_(std::make_unique<Impl>()) {}
-ProbeService::~ProbeService() = default;
-Status ProbeService::Start(const config::Config&) { return Status::Ok(); }
-Status ProbeService::ApplyConfig(const config::Config&) { return Status::Ok(); }
-void ProbeService::Stop() {}
-std::vector<prometheus::MetricFamily> ProbeService::Collect() const { return {}; }
-std::string ProbeService::DebugJson() const { return "{\"results\":[]}"; }
+ProbeService::~ProbeService() { Stop(); }
+
+Status ProbeService::Start(const config::Config& cfg) { return Start(cfg, StartOptions{}); }
+
+Status ProbeService::Start(const config::Config& cfg, const StartOptions& options) {
+  Stop();
+  Impl& d = *impl_;
+  std::lock_guard<std::mutex> lock(d.mu);
+  d.options = options;
+  auto env = EnvFrom(cfg, d.options);
+  if (!env.ok()) return env.error();
+  {
+    std::lock_guard<std::mutex> el(d.env_mu);
+    d.env = std::make_shared<const ProberEnv>(std::move(*env));
+  }
+  SessionFactory f = options.session_factory ? options.session_factory : DefaultSessionFactory();
+  d.responder = std::make_unique<Responder>(std::move(f), &d.activity);
+  d.responder_cfg = config::ResponderConfig{};
+  if (cfg.responder.enabled) {
+    Status st = d.ApplyResponder(cfg);
+    if (!st.ok()) return st;
+  }
+  auto pairs = PairsFrom(cfg);
+  d.results.SetPairs(PairInfos(pairs), cfg.prober.history_per_pair);
+  d.runner = std::make_unique<SchedulerRunner>(
+      [&d](const config::Module& m, const config::Peer& p, const std::atomic<bool>& cancel) {
+        return d.RunOne(m, p, cancel);
+      },
+      [&d](const ProbeOutcome& o) { d.results.Record(o); }, LimitsFrom(cfg.prober));
+  d.runner->Update(pairs, LimitsFrom(cfg.prober));
+  Status st = d.runner->Start();
+  if (!st.ok()) {
+    d.responder->Stop();
+    d.runner.reset();
+    return st;
+  }
+  d.started = true;
+  log::Info("probe service started", {{"pairs", std::to_string(pairs.size())},
+                                      {"responder", cfg.responder.enabled ? "on" : "off"}});
+  return Status::Ok();
+}
+
+Status ProbeService::ApplyConfig(const config::Config& cfg) {
+  Impl& d = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(d.mu);
+    if (d.started) {
+      // Load everything that can fail before changing anything.
+      auto env = EnvFrom(cfg, d.options);
+      if (!env.ok()) return env.error();
+      RXE_RETURN_IF_ERROR(d.ApplyResponder(cfg));
+      {
+        std::lock_guard<std::mutex> el(d.env_mu);
+        d.env = std::make_shared<const ProberEnv>(std::move(*env));
+      }
+      auto pairs = PairsFrom(cfg);
+      d.results.SetPairs(PairInfos(pairs), cfg.prober.history_per_pair);
+      d.runner->Update(pairs, LimitsFrom(cfg.prober));
+      log::Info("probe service reloaded", {{"pairs", std::to_string(pairs.size())}});
+      return Status::Ok();
+    }
+  }
+  StartOptions options = d.options;  // never started, or stopped: start with the same knobs
+  return Start(cfg, options);
+}
+
+void ProbeService::Stop() {
+  Impl& d = *impl_;
+  std::lock_guard<std::mutex> lock(d.mu);
+  // Cancel both sides first (a loopback probe has a half in each), then join.
+  if (d.runner) d.runner->RequestStop();
+  if (d.responder) d.responder->RequestStop();
+  if (d.runner) d.runner->Stop();
+  if (d.responder) d.responder->Stop();
+  d.started = false;
+}
+
+std::vector<prometheus::MetricFamily> ProbeService::Collect() const {
+  const Impl& d = *impl_;
+  ServiceCounters c;
+  {
+    std::lock_guard<std::mutex> lock(d.mu);
+    if (d.runner) {
+      c.deferred_budget = d.runner->Deferred(DeferReason::kBudget);
+      c.deferred_concurrency = d.runner->Deferred(DeferReason::kConcurrency);
+    }
+    if (d.responder && d.responder->running()) c.responder = d.responder->Stats();
+  }
+  return BuildProbeFamilies(d.results, c);
+}
+
+std::string ProbeService::DebugJson() const { return ResultsToJson(impl_->results); }
+
+std::vector<uint16_t> ProbeService::ResponderPorts() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->responder ? impl_->responder->BoundPorts() : std::vector<uint16_t>{};
+}
 
 }  // namespace rxe::probes

@@ -5,14 +5,23 @@
 
 #include <prometheus/metric_family.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "config/model.h"
+#include "probes/control_session.h"
 
 namespace rxe::probes {
+
+/// Optional knobs for Start (defaults are the production values).
+struct StartOptions {
+  std::string sysfs_root = "/sys";  // for per-probe hw counter deltas (--path.sysfs)
+  SessionFactory session_factory;   // empty = RdmaSession::Create (tests inject fakes)
+  std::chrono::milliseconds responder_io_timeout{5000};  // idle clients are dropped after this
+};
 
 class ProbeService {
  public:
@@ -24,16 +33,20 @@ class ProbeService {
   /// Starts responder listeners and the scheduler for `cfg`. An error (e.g.
   /// the control port is in use) is returned, nothing is left running.
   Status Start(const config::Config& cfg);
+  Status Start(const config::Config& cfg, const StartOptions& options);
   /// Applies a reloaded config: adds/removes peers and modules without a
   /// restart; series of removed pairs disappear from Collect().
   Status ApplyConfig(const config::Config& cfg);
   /// Stops everything (running probes are cancelled); returns within ~1 s.
+  /// Collect() keeps serving the cached results afterwards.
   void Stop();
 
   /// Probe metrics from cached results (scrapes never trigger probes).
   std::vector<prometheus::MetricFamily> Collect() const;
   /// JSON document of the last N results per (module, peer), for /debug/probes.
   std::string DebugJson() const;
+  /// Ports the responder is bound to (listen_addresses order; empty if off).
+  std::vector<uint16_t> ResponderPorts() const;
 
  private:
   struct Impl;

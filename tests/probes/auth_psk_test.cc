@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "probes/auth.h"
+
+namespace rxe::probes::auth {
+namespace {
+
+std::string WriteTemp(const std::string& name, const std::string& content) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  ::chmod(path.c_str(), 0600);
+  return path;
+}
+
+control::Nonce N(uint8_t v) {
+  control::Nonce n;
+  n.fill(v);
+  return n;
+}
+
+TEST(AuthPskTest, LoadStripsTrailingNewlinesOnly) {
+  auto k = LoadPsk(WriteTemp("k1", "  s3cret \r\n\n"));
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  EXPECT_EQ(*k, "  s3cret ");
+  std::string binary("a\0b\n\x01", 5);
+  auto b = LoadPsk(WriteTemp("k2", binary));
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*b, std::string("a\0b\n\x01", 5));
+}
+
+TEST(AuthPskTest, LoadErrors) {
+  EXPECT_FALSE(LoadPsk(::testing::TempDir() + "/does-not-exist").ok());
+  auto empty = LoadPsk(WriteTemp("k3", "\n"));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error().message.find("empty"), std::string::npos);
+  EXPECT_FALSE(LoadPsk(WriteTemp("k4", std::string(70000, 'x'))).ok());
+  EXPECT_FALSE(LoadPsk(::testing::TempDir()).ok());  // a directory
+}
+
+TEST(AuthPskTest, ProofIsHmacSha256OverContextAndNonces) {
+  control::Nonce c = N(1), r = N(2);
+  std::string data(ContextString(Direction::kClientToResponder));
+  data.push_back('\0');
+  data.append(c.begin(), c.end());
+  data.append(r.begin(), r.end());
+  unsigned char want[32];
+  unsigned int len = 32;
+  HMAC(EVP_sha256(), "key", 3, reinterpret_cast<const unsigned char*>(data.data()), data.size(), want, &len);
+  auto got = ComputeProof("key", Direction::kClientToResponder, c, r);
+  EXPECT_EQ(0, std::memcmp(got.data(), want, 32));
+}
+
+TEST(AuthPskTest, VerifyBindsKeyDirectionAndBothNonces) {
+  control::Nonce c = N(1), r = N(2);
+  auto p = ComputeProof("key", Direction::kResponderToClient, c, r);
+  EXPECT_TRUE(VerifyProof("key", Direction::kResponderToClient, c, r, p));
+  EXPECT_FALSE(VerifyProof("kez", Direction::kResponderToClient, c, r, p));
+  EXPECT_FALSE(VerifyProof("key", Direction::kClientToResponder, c, r, p));  // no reflection
+  EXPECT_FALSE(VerifyProof("key", Direction::kResponderToClient, N(3), r, p));
+  EXPECT_FALSE(VerifyProof("key", Direction::kResponderToClient, c, N(3), p));
+  EXPECT_FALSE(VerifyProof("", Direction::kResponderToClient, c, r, p));
+  auto flipped = p;
+  flipped[31] ^= 1;
+  EXPECT_FALSE(VerifyProof("key", Direction::kResponderToClient, c, r, flipped));
+  EXPECT_FALSE(VerifyProof("key", Direction::kResponderToClient, c, r, control::Proof{}));
+}
+
+TEST(AuthPskTest, NoncesAreRandom) {
+  auto a = RandomNonce();
+  auto b = RandomNonce();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE(*a, *b);
+}
+
+}  // namespace
+}  // namespace rxe::probes::auth
