@@ -5,7 +5,9 @@
 # cross-VM pair; modules write_bw and send_lat). After a live reload (module "old" removed,
 # module "wlat" added) the metrics must show: probes on schedule with success, bandwidth and
 # latency numbers, pre-created failure reasons and attributed counters, responder sessions,
-# no series of the removed module, and Stop() within ~1 s.
+# no series of the removed module, and Stop() within ~1 s. Then vm0 alone runs loopback-only
+# bandwidth probes one at a time: every probe runs alone on rxe0, so its hw counter deltas
+# are attributed (counters_attributed in /debug/probes).
 set -euo pipefail
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -41,6 +43,24 @@ expect_ge() { # expect_ge SERIES MIN
   v=$(value "$1")
   [[ -n $v ]] || lab_fail "missing series $1"
   awk -v v="$v" -v m="$2" 'BEGIN {exit !(v + 0 >= m + 0)}' || lab_fail "$1 = $v, want >= $2"
+}
+
+# Loopback-only, one probe at a time: deltas must be attributed.
+attribution() {
+  local cfg=$LAB_OUT/cfg.alone.yml json=$LAB_OUT/debug.alone.json
+  {
+    echo "responder: {enabled: true, listen_addresses: [\"$LAB_IP:19792\"]}"
+    echo "prober: {max_concurrent: 1, history_per_pair: 10}"
+    echo "peers: [{name: self, address: $LAB_IP}]"
+    echo "modules: {bw: {type: write_bw, interval: 4s, timeout: 4s, duration: 1s}}"
+  } >"$cfg"
+  timeout 60 "$T" --config "$cfg" --seconds 14 --json "$json" >"$LAB_OUT/metrics.alone.txt" \
+    2>"$LAB_OUT/service.alone.log" || lab_fail "alone run failed: $(tail -n 5 "$LAB_OUT/service.alone.log")"
+  local n
+  n=$(grep -o '"counters_attributed":true' "$json" | wc -l)
+  lab_log "attributed probes: $n; $(grep -o '"counter_deltas":{[^}]*}' "$json" | head -n 1)"
+  ((n >= 1)) || lab_fail "no probe had its counter deltas attributed"
+  grep -q '"counter_deltas":{"completer_retry_err":' "$json" || lab_fail "no counter deltas in debug json"
 }
 
 main() {
@@ -79,7 +99,7 @@ main() {
     expect_ge "rxe_probe_attributed_hw_stat_total{$l,counter=\"duplicate_request\"}" 0
     for mod in lat wlat; do
       l="module=\"$mod\",peer=\"$peer\",rack=\"$rack\""
-      expect_ge "rxe_probes_total{$l}" 3
+      expect_ge "rxe_probes_total{$l}" 2
       expect_ge "rxe_probe_last_success_timestamp_seconds{$l}" 1
       expect_ge "rxe_probe_latency_seconds_count{$l}" 50
       expect_ge "rxe_probe_latency_median_seconds{$l}" 0.000001
@@ -98,6 +118,9 @@ main() {
   stop_ms=$(awk '/^# STOP_MS/ {print $3}' "$LAB_OUT/stop.vm$LAB_INDEX.txt")
   lab_log "Stop() took $stop_ms ms"
   ((stop_ms < 1500)) || lab_fail "Stop() took $stop_ms ms"
+  lab_barrier mesh-done 120
+  ((LAB_INDEX == 0)) && attribution
+  lab_barrier all-done 180
   lab_log PASS
 }
 
