@@ -24,8 +24,9 @@ std::vector<PairInfo> PairInfos(const std::vector<ScheduledPair>& pairs) {
   return out;
 }
 
-Result<ProberEnv> EnvFrom(const config::Config& cfg, const StartOptions& o) {
+Result<ProberEnv> EnvFrom(const config::Config& cfg, const StartOptions& o, DeviceActivity* activity) {
   ProberEnv env;
+  env.activity = activity;
   env.factory = o.session_factory ? o.session_factory : DefaultSessionFactory();
   env.sysfs_root = o.sysfs_root;
   env.max_message_bytes = cfg.responder.max_message_bytes;
@@ -95,7 +96,7 @@ Status ProbeService::Start(const config::Config& cfg, const StartOptions& option
   Impl& d = *impl_;
   std::lock_guard<std::mutex> lock(d.mu);
   d.options = options;
-  auto env = EnvFrom(cfg, d.options);
+  auto env = EnvFrom(cfg, d.options, &d.activity);
   if (!env.ok()) return env.error();
   {
     std::lock_guard<std::mutex> el(d.env_mu);
@@ -134,7 +135,7 @@ Status ProbeService::ApplyConfig(const config::Config& cfg) {
     std::lock_guard<std::mutex> lock(d.mu);
     if (d.started) {
       // Load everything that can fail before changing anything.
-      auto env = EnvFrom(cfg, d.options);
+      auto env = EnvFrom(cfg, d.options, &d.activity);
       if (!env.ok()) return env.error();
       RXE_RETURN_IF_ERROR(d.ApplyResponder(cfg));
       {

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
 
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include "probes/counter_delta.h"
 #include "probes/probe_service.h"
 #include "tests/probes/prober_test_fakes.h"
 
@@ -46,8 +49,9 @@ struct Service {
   uint16_t port = 0;
 
   /// Starts with the responder only, then points peers at its port.
-  explicit Service(config::Config cfg) {
+  explicit Service(config::Config cfg, std::string sysfs = "/nonexistent") {
     StartOptions o;
+    o.sysfs_root = std::move(sysfs);
     o.session_factory = testing::FakeFactory(fake);
     o.responder_io_timeout = milliseconds(300);
     auto st = svc.Start(BaseConfig(), o);
@@ -162,6 +166,26 @@ TEST(ProberServiceTest, ReloadErrorKeepsRunningConfig) {
   EXPECT_FALSE(s.Apply(bad).ok());
   EXPECT_EQ(s.svc.ResponderPorts().size(), 1u);
   ASSERT_TRUE(s.WaitFor("rxe_probes_total{module=\"bw\",peer=\"self\",zone=\"z1\"}", 1));
+}
+
+TEST(ProberServiceTest, AttributesCounterDeltasOfLoopbackProbes) {
+  std::string root = ::testing::TempDir() + "/svc_sys";
+  std::string dir = root + "/class/infiniband/rxe0/ports/1/hw_counters";
+  std::filesystem::create_directories(dir);
+  std::atomic<int> bumps{0};
+  auto write = [&](int dup) {
+    for (auto name : kAttributedCounters) std::ofstream(dir + "/" + std::string(name)) << "0\n";
+    std::ofstream(dir + "/duplicate_request") << dup << "\n";
+  };
+  write(0);
+  config::Config cfg = TwoPairConfig();
+  cfg.modules.erase("lat");
+  cfg.prober.max_concurrent = 1;
+  Service s(cfg, root);
+  s.fake->on_client_run = [&] { write(3 * ++bumps); };  // +3 per probe
+  ASSERT_TRUE(s.WaitFor(
+      "rxe_probe_attributed_hw_stat_total{module=\"bw\",peer=\"self\",zone=\"z1\",counter=\"duplicate_request\"}", 3));
+  EXPECT_NE(s.svc.DebugJson().find("\"counters_attributed\":true"), std::string::npos);
 }
 
 TEST(ProberServiceTest, ResponderCanBeDisabled) {
