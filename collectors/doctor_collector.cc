@@ -21,7 +21,7 @@ class DoctorCollector : public Collector {
   }
   std::string_view Name() const override { return "doctor"; }
 
-  Status Collect(ScrapeContext&, std::vector<prometheus::MetricFamily>& out) override {
+  Status Collect(ScrapeContext& ctx, std::vector<prometheus::MetricFamily>& out) override {
     std::lock_guard<std::mutex> lock(mu_);
     const auto now = std::chrono::steady_clock::now();
     if (!have_ || now - last_ >= opts_.refresh) {
@@ -36,6 +36,8 @@ class DoctorCollector : public Collector {
         prometheus::MetricType::Gauge);
     for (const auto& r : results_) {
       if (r.status == doctor::CheckStatus::kSkip) continue;
+      // Per-device checks honour devices.include/exclude like every collector.
+      if (!r.device.empty() && !ctx.devices.Matches(r.device)) continue;
       LabelPairs labels{{"check", r.check}};
       if (!r.device.empty()) {
         labels.push_back({"device", r.device});

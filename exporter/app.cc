@@ -51,7 +51,9 @@ Status App::Start() {
     RXE_RETURN_IF_ERROR(server->Bind());
     servers_.push_back(std::move(server));
   }
-  Status probes = probes_.Start(*cfg);
+  probes::StartOptions probe_options;
+  probe_options.sysfs_root = flags_.sysfs_path;  // counter attribution honours --path.sysfs
+  Status probes = probes_.Start(*cfg, probe_options);
   if (!probes.ok()) return probes.error().Wrap("starting probes");
   probes_started_ = true;
 
