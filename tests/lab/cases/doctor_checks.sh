@@ -4,8 +4,8 @@
 #  1. healthy: no check fails (softirq may warn on 1 vCPU; everything else passes), the GID
 #     check names vm0's index, peer_control and peer_rdma pass;
 #  2. netdev MTU 1500 with --mtu 4096: mtu fails naming jumbo frames (exit 2);
-#  3. UDP 4791 dropped by a filter on vm0 while TCP works: peer_rdma fails naming UDP 4791
-#     (the host root has neither nft nor iptables, so the rule is a tc ingress filter);
+#  3. UDP 4791 dropped by an nftables input rule on vm0 while TCP works: peer_rdma fails
+#     naming UDP 4791, and passes again once the rule is removed;
 #  4. responder stopped: peer_control fails naming the responder;
 #  5. rxe0 deleted: rdma_device fails with the `rdma link add` fix.
 set -euo pipefail
@@ -87,14 +87,26 @@ sys.exit(1 if bad else 0)' "$LAB_OUT/doctor$N.json" || lab_fail "healthy VM: a c
   expect mtu fail "jumbo frames"
   set_mtu 9000 4096
 
-  # 3. UDP 4791 dropped on ingress, TCP 19792 still fine.
-  tc qdisc add dev "$LAB_NETDEV" ingress
-  tc filter add dev "$LAB_NETDEV" parent ffff: protocol ip prio 1 u32 \
-    match ip protocol 17 0xff match ip dport 4791 0xffff action drop
+  # 3. A firewall rule drops RoCE v2 (UDP 4791) on input, TCP 19792 still fine.
+  command -v nft >/dev/null || lab_fail "nft not found (scripts/install-deps.sh installs nftables)"
+  nft -f - <<'NFT' || lab_fail "nft rule failed"
+table inet lab_fw {
+  chain input {
+    type filter hook input priority 0; policy accept;
+    udp dport 4791 counter drop
+  }
+}
+NFT
   doctor 2 --peer "$PEER" --timeout 5s
   expect peer_control pass "succeeded"
   expect peer_rdma fail "UDP 4791"
-  tc qdisc del dev "$LAB_NETDEV" ingress
+  local dropped
+  dropped=$(nft list chain inet lab_fw input | awk '/dport 4791/ {for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1)}')
+  lab_log "nft rule dropped ${dropped:-?} RoCE packets"
+  [[ ${dropped:-0} -gt 0 ]] || lab_fail "the nft rule dropped nothing: the failure was not the firewall"
+  nft delete table inet lab_fw
+  doctor '0|1' --peer "$PEER"
+  expect peer_rdma pass "succeeded"
 
   # 4. Responder stopped.
   lab_signal stop-responder
