@@ -46,8 +46,9 @@ std::variant<SessionShape, std::string> ShapeSession(const SessionParams& p, Rol
       return "iterations must be 1.." + Num(kMaxIterations);
     }
     s.qps = 1;
-    s.sq_depth = 2;
-    s.rx_depth = p.type == config::ProbeType::kSendLat ? kLatencyRxDepth : 1;
+    const bool send = p.type == config::ProbeType::kSendLat;
+    s.sq_depth = send ? kSendLatSignalEvery + 1 : 2;
+    s.rx_depth = send ? kLatencyRxDepth : 1;
   }
   s.region_bytes = static_cast<uint32_t>((uint64_t{p.size} + 63) / 64 * 64);
   if (s.region_bytes < p.size) return std::string("size too large");

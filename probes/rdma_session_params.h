@@ -16,6 +16,10 @@ inline constexpr uint32_t kMaxIterations = 1000000;
 inline constexpr uint32_t kMinSendBwRxDepth = 512;  // perftest's default rx_depth for send_bw
 /// Receive depth for send_lat (ping-pong needs 1; spares keep RNR away).
 inline constexpr uint32_t kLatencyRxDepth = 8;
+/// ib_send_lat signals one SEND in every `-Q` (default 100) and polls the send
+/// CQ only then; the unsignalled SENDs still occupy send-queue slots until the
+/// next signalled one completes, so the send queue holds that many.
+inline constexpr uint32_t kSendLatSignalEvery = 100;
 
 struct SessionShape {
   uint32_t qps = 1;           // latency types always use 1 QP

@@ -68,7 +68,11 @@ TEST(ShapeSessionTest, LatencyUsesOneQpAndDepthOne) {
   EXPECT_EQ(s.qps, 1u);
   EXPECT_EQ(s.rx_depth, kLatencyRxDepth);
   EXPECT_EQ(s.region_bytes, 64u);  // 2 bytes rounded up
+  // ib_send_lat leaves 99 of every 100 SENDs unsignalled: they hold SQ slots.
+  EXPECT_EQ(s.sq_depth, kSendLatSignalEvery + 1);
+  EXPECT_EQ(Shape(p, Role::kResponder).sq_depth, kSendLatSignalEvery + 1);
   EXPECT_EQ(Shape(Params(ProbeType::kWriteLat), Role::kResponder).rx_depth, 1u);
+  EXPECT_EQ(Shape(Params(ProbeType::kWriteLat), Role::kClient).sq_depth, 2u);
 }
 
 TEST(ShapeSessionTest, RejectsInvalidParams) {
