@@ -9,6 +9,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/text_escape.h"
+
 namespace rxe::log {
 namespace {
 
@@ -45,33 +47,13 @@ bool NeedsQuotes(std::string_view v) {
   return false;
 }
 
-void AppendEscaped(std::string& out, std::string_view v) {
-  for (char c : v) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-}
-
 void AppendLogfmt(std::string& out, std::string_view k, std::string_view v) {
   if (!out.empty()) out += ' ';
   out += k;
   out += '=';
   if (NeedsQuotes(v)) {
     out += '"';
-    AppendEscaped(out, v);
+    AppendJsonEscaped(out, v);
     out += '"';
   } else {
     out += v;
@@ -80,9 +62,9 @@ void AppendLogfmt(std::string& out, std::string_view k, std::string_view v) {
 
 void AppendJson(std::string& out, std::string_view k, std::string_view v) {
   out += out.size() > 1 ? ",\"" : "\"";
-  AppendEscaped(out, k);
+  AppendJsonEscaped(out, k);
   out += "\":\"";
-  AppendEscaped(out, v);
+  AppendJsonEscaped(out, v);
   out += '"';
 }
 

@@ -1,35 +1,11 @@
 #include "exporter/landing_page.h"
 
+#include "common/text_escape.h"
 #include "exporter/build_info.h"
 
 namespace rxe::exporter {
 
-std::string HtmlEscape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string HtmlEscape(const std::string& s) { return MarkupEscape(s); }
 
 std::string LandingPageHtml(const std::string& telemetry_path) {
   // Relative links ("metrics", not "/metrics") keep working behind a reverse

@@ -3,39 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/text_escape.h"
+
 namespace rxe::exporter::textfmt {
 
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string JsonString(std::string_view s) { return JsonQuoted(s); }
 
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
@@ -57,33 +29,7 @@ std::string CsvField(std::string_view s) {
   return out + "\"";
 }
 
-std::string XmlEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+std::string XmlEscape(std::string_view s) { return MarkupEscape(s); }
 
 std::string Fixed(double v, int decimals) {
   char buf[64];

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "common/text_escape.h"
 #include "probes/results.h"
 #include "probes/results_json.h"
 
@@ -12,23 +13,7 @@ namespace {
 
 void Str(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
+  AppendJsonEscaped(out, s);
   out += '"';
 }
 
