@@ -29,8 +29,9 @@ ibv_send_wr MakeSend(SessionCore& core, ibv_sge* sge) {
 
 // Posts SEND number `index` (0-based) of `total`; signalled, and its
 // completion awaited, only every kSendLatSignalEvery-th and for the last.
+// The responder also stops waiting when the client says DONE (`stop_on_done`).
 std::optional<ProbeFailure> SendOne(SessionCore& core, ibv_send_wr& wr, uint32_t index,
-                                    uint32_t total, StopCheck& stop) {
+                                    uint32_t total, StopCheck& stop, bool stop_on_done = false) {
   const bool signalled = (index + 1) % kSendLatSignalEvery == 0 || index + 1 == total;
   wr.send_flags = signalled ? (wr.send_flags | IBV_SEND_SIGNALED)
                             : (wr.send_flags & ~static_cast<unsigned>(IBV_SEND_SIGNALED));
@@ -40,7 +41,7 @@ std::optional<ProbeFailure> SendOne(SessionCore& core, ibv_send_wr& wr, uint32_t
   }
   if (!signalled) return std::nullopt;
   ibv_wc wc;
-  return WaitOne(core.send_cq.get(), stop, "send", &wc);
+  return WaitOne(core.send_cq.get(), stop, "send", &wc, stop_on_done);
 }
 
 // Waits for one receive and reposts it.
@@ -83,7 +84,10 @@ std::optional<ProbeFailure> RunSendLatResponder(SessionCore& core, Clock::time_p
       if (stop.Done()) return std::nullopt;  // the client stopped early: nothing left to serve
       return f;
     }
-    if (auto f = SendOne(core, wr, i, n, stop)) return f;
+    if (auto f = SendOne(core, wr, i, n, stop, true)) {
+      if (stop.Done()) return std::nullopt;  // the client has all it needs
+      return f;
+    }
   }
   return std::nullopt;
 }

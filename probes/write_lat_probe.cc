@@ -25,16 +25,18 @@ ibv_send_wr MakeWrite(SessionCore& core, ibv_sge* sge) {
 }
 
 // Writes counter `value` into the peer's last byte and waits for the WRITE's
-// completion (tx_depth 1, every WR signalled, as perftest).
+// completion (tx_depth 1, every WR signalled, as perftest). The responder also
+// stops waiting when the client says DONE (`stop_on_done`): the client may tear
+// its QP down before it ACKs the last pong.
 std::optional<ProbeFailure> WriteOne(SessionCore& core, ibv_send_wr& wr, uint8_t value,
-                                     StopCheck& stop) {
+                                     StopCheck& stop, bool stop_on_done = false) {
   core.SendRegion()[core.params.size - 1] = value;
   ibv_send_wr* bad = nullptr;
   if (int ret = ibv_post_send(core.qps[0].get(), &wr, &bad); ret != 0) {
     return PostFailure(ret, "ibv_post_send");
   }
   ibv_wc wc;
-  return WaitOne(core.send_cq.get(), stop, "send", &wc);
+  return WaitOne(core.send_cq.get(), stop, "send", &wc, stop_on_done);
 }
 
 // Busy-polls the last byte of our buffer (written by the peer's RDMA WRITE)
@@ -85,7 +87,10 @@ std::optional<ProbeFailure> RunWriteLatResponder(SessionCore& core, Clock::time_
       if (stop.Done()) return std::nullopt;  // the client stopped early
       return f;
     }
-    if (auto f = WriteOne(core, wr, value, stop)) return f;
+    if (auto f = WriteOne(core, wr, value, stop, true)) {
+      if (stop.Done()) return std::nullopt;  // the client has all it needs
+      return f;
+    }
   }
   return std::nullopt;
 }
