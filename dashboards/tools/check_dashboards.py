@@ -16,9 +16,20 @@
 3. Syntax: every panel and variable query, after substituting the Grafana variables, and every
    rule expression from --rules goes into a throwaway rules file checked by `promtool check rules`.
 4. With --prometheus URL: every substituted panel/variable query runs against that server
-   (/api/v1/query) and must return data; panels whose description says "Empty when ..." may be
+   (/api/v1/query) and must return data (series whose value is NaN do not count: they draw
+   nothing); panels whose description says "Empty when ..." may be
    empty. Rule expressions must evaluate without error (baselines need days of history, so an
    empty result is only reported). Dead panels are listed and make the check fail.
+   Variables are substituted twice: (a) the dashboard's default view (multi-value variables at
+   All = .+, single-value ones at their first value), (b) real label values: each variable's
+   label_values() query is run against the server, chained in order (job -> instance -> ...),
+   and every panel query must return data for at least one combination of single real values
+   (a bandwidth panel is empty for a latency module, so one combination is not enough); the
+   first combination that has data is printed with -v.
+   --strict-empty: "Empty when ..." panels must return data as well, except those named by
+   --allow-empty 'TITLE=REASON' (an explicit, justified allow-list).
+   --require-rule-data: every recording rule must have recorded data (its record name queried)
+   and its expression must return data; alert expressions must evaluate without error.
 Exit status 1 on any problem.
 """
 
@@ -216,6 +227,8 @@ class Checker:
         self.queries = []  # (where, expr_with_grafana_vars, may_be_empty, panel_interval, kind)
         self.uids = {}
         self.titles = {}
+        self.variables = {}  # dashboard file name -> [variable dict] in order
+        self.panel_titles = {}  # "where" of a panel query -> panel title
 
     def fail(self, where, msg):
         self.problems.append(f"{where}: {msg}")
@@ -252,6 +265,7 @@ class Checker:
         if "${DS_" in json.dumps(d):
             self.fail(name, "${DS_...} placeholder found; use ${datasource}")
         variables = self.check_variables(name, d)
+        self.variables[name] = variables
         self.check_panels(name, d, variables)
         return d
 
@@ -365,6 +379,7 @@ class Checker:
                     continue
                 self.check_expr(tw, t["expr"])
                 self.queries.append((tw, t["expr"], may_be_empty, p.get("interval"), "panel"))
+                self.panel_titles[tw] = p.get("title")
             for link in defaults.get("links") or []:
                 m = re.match(r"/d/([^/?]+)", link.get("url", ""))
                 if m:
@@ -408,12 +423,6 @@ class Checker:
                 "__range": self.args.range, "__range_s": str(int(parse_duration(self.args.range))),
                 "__interval_ms": str(int(interval * 1000)), "datasource": "prometheus"}
         return vals
-
-    def substituted(self, expr, interval, variable_names):
-        vals = self.values(interval)
-        for vn in variable_names:
-            vals.setdefault(vn, ".+")
-        return substitute(expr, vals)
 
     def rule_exprs(self):
         out = []
@@ -466,7 +475,77 @@ class Checker:
             return None, str(e)
         if body.get("status") != "success":
             return None, body.get("error", "query failed")
-        return body["data"], None
+        data = body["data"]
+        # A series whose value is NaN (e.g. histogram_quantile over zero rates) draws nothing: not data.
+        if data.get("resultType") == "vector":
+            data["result"] = [r for r in data.get("result") or [] if r.get("value", [0, "NaN"])[1] != "NaN"]
+        elif data.get("resultType") == "scalar" and (data.get("result") or [0, "NaN"])[1] == "NaN":
+            data["result"] = []
+        return data, None
+
+    # --- real variable values ---------------------------------------------------------------------
+    def variable_values(self, dash, var, assignment, interval=None):
+        """Real values of query variable `var` given earlier variables' values (assignment: name ->
+        substituted text). Returns a sorted list of label values, or None if it cannot be resolved."""
+        q = var.get("query")
+        q = q.get("query") if isinstance(q, dict) else q
+        m = re.fullmatch(r"\s*label_values\((.*),\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*", q or "", re.S)
+        if not m:
+            return None
+        vals = self.values(interval)
+        vals.update(assignment)
+        names = [v.get("name") for v in self.variables.get(dash, [])]
+        for vn in names:
+            vals.setdefault(vn, ".+")
+        sel, label = substitute(m.group(1), vals), m.group(2)
+        data, err = self.query(f"count by ({label}) ({sel})")
+        if err:
+            return None
+        return sorted({r["metric"].get(label) for r in data.get("result") or [] if r["metric"].get(label)})
+
+    def default_assignment(self, dash):
+        """Grafana's default view: multi-value variables with All at allValue, others at their first
+        real value. Returns (assignment, problems)."""
+        assignment, problems = {}, []
+        for v in self.variables.get(dash, []):
+            if v.get("type") != "query":
+                continue
+            if v.get("includeAll"):
+                assignment[v["name"]] = v.get("allValue") or ".+"
+                continue
+            vals = self.variable_values(dash, v, assignment)
+            if not vals:
+                problems.append(f"{dash}: variable {v['name']}: no real value")
+                assignment[v["name"]] = ".+"
+            else:
+                assignment[v["name"]] = regex_escape(vals[0])
+        return assignment, problems
+
+    def concrete_assignments(self, dash, limit):
+        """Combinations of single real values of the query variables, chained in order (a later
+        variable's values depend on the earlier ones), at most `limit`."""
+        qvars = [v for v in self.variables.get(dash, []) if v.get("type") == "query"]
+        out = []
+
+        def walk(k, assignment, shown):
+            if len(out) >= limit:
+                return
+            if k == len(qvars):
+                out.append((dict(assignment), dict(shown)))
+                return
+            v = qvars[k]
+            for val in self.variable_values(dash, v, assignment) or []:
+                assignment[v["name"]], shown[v["name"]] = regex_escape(val), val
+                walk(k + 1, assignment, shown)
+                del assignment[v["name"]], shown[v["name"]]
+        walk(0, {}, {})
+        return out
+
+
+def regex_escape(value):
+    """A single value of a multi-value variable as Grafana's Prometheus data source substitutes it
+    (regex special characters escaped; the backslash doubled inside the PromQL string)."""
+    return re.sub(r"([\\^$*+?.()|{}\[\]])", r"\\\\\1", value)
 
 
 def check_provisioning(c, root):
@@ -512,6 +591,14 @@ def main():
                                                               "scrape interval, 4 * scrape interval))")
     ap.add_argument("--interval", default="15s", help="$__interval before panel minimum intervals")
     ap.add_argument("--range", default="1h", help="$__range")
+    ap.add_argument("--strict-empty", action="store_true",
+                    help='"Empty when ..." panels must return data too (except --allow-empty)')
+    ap.add_argument("--allow-empty", action="append", default=[], metavar="TITLE=REASON",
+                    help="with --strict-empty: a panel (exact title) that may be empty, and why")
+    ap.add_argument("--require-rule-data", action="store_true",
+                    help="every recording rule must have recorded data and its expression must return data")
+    ap.add_argument("--max-combinations", type=int, default=64,
+                    help="real variable value combinations tried per dashboard")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -534,11 +621,22 @@ def main():
     var_names = {}
     for name, d in dashboards.items():
         var_names[name] = [v.get("name") for v in (d.get("templating") or {}).get("list") or []]
-    subst = []
+    defaults = {}
+    if args.prometheus:  # the default view needs real values for single-value variables
+        for name in dashboards:
+            defaults[name], problems = c.default_assignment(name)
+            for prob in problems:
+                c.fail(prob, "label_values() returned nothing")
+    subst = []  # (where, substituted expr, may_be_empty, kind, raw expr, panel interval)
     for where, expr, may_be_empty, interval, kind in c.queries:
         dash = where.split(":")[0]
         try:
-            subst.append((where, c.substituted(expr, interval, var_names.get(dash, [])), may_be_empty, kind))
+            vals = dict(defaults.get(dash, {}))
+            if kind == "variable":  # a variable's own query sees All for every variable
+                vals = {}
+            subst.append((where, substitute(expr, {**c.values(interval), **{vn: ".+" for vn in var_names.get(dash, [])},
+                                                   **vals}),
+                          may_be_empty, kind, expr, interval))
         except (PromQLError, ValueError) as e:
             c.fail(where, str(e))
     rules = c.rule_exprs()
@@ -546,26 +644,87 @@ def main():
         check_provisioning(c, args.provisioning)
 
     if not args.no_promtool:
-        for where, msg in c.run_promtool([(w, e) for w, e, _, _ in subst] + [(w, e) for w, e, _ in rules]):
+        for where, msg in c.run_promtool([(w, e) for w, e, _, _, _, _ in subst] + [(w, e) for w, e, _ in rules]):
             c.fail(where, f"promtool: {msg}")
 
-    dead, empty_rules = [], []
+    allowed_empty = {}
+    for item in args.allow_empty:
+        title, sep, reason = item.partition("=")
+        if not sep or not title or not reason.strip():
+            c.fail("--allow-empty", f"{item!r}: want TITLE=REASON (a reason is required)")
+        allowed_empty[title] = reason.strip()
+    dead, empty_rules, stats = [], [], {"default": 0, "concrete": 0, "allowed": 0, "rules": 0, "records": 0}
+    used_allowances = set()
     if args.prometheus:
-        for where, expr, may_be_empty, kind in subst:
+        combos = {name: c.concrete_assignments(name, args.max_combinations) for name in dashboards}
+        for name, cs in combos.items():
+            if not cs:
+                c.fail(name, "no combination of real variable values (a variable's label_values() is empty)")
+            elif args.verbose:
+                print(f"  {name}: {len(cs)} real variable value combinations")
+        for where, expr, may_be_empty, kind, raw, interval in subst:
+            title = c.panel_titles.get(where)
+            exempt = may_be_empty and not args.strict_empty
+            if args.strict_empty and title in allowed_empty:
+                exempt = True
+                used_allowances.add(title)
             data, err = c.query(expr)
             if err:
                 c.fail(where, f"query error: {err}: {expr}")
-            elif not data.get("result") and not may_be_empty:
+                continue
+            n = len(data.get("result") or [])
+            if not n and not exempt:
                 dead.append(where)
-                c.fail(where, f"returned no data: {expr}")
-            elif args.verbose:
-                print(f"  {len(data.get('result') or [])} series  {where}")
+                c.fail(where, f"returned no data (default view): {expr}")
+                continue
+            if n:
+                stats["default"] += 1
+            if kind != "panel":
+                if args.verbose:
+                    print(f"  {n} series  {where}")
+                continue
+            dash = where.split(":")[0]
+            found = None
+            for assignment, shown in combos.get(dash, []):
+                e2 = substitute(raw, {**c.values(interval), **assignment})
+                d2, err2 = c.query(e2)
+                if not err2 and d2.get("result"):
+                    found = (shown, len(d2["result"]))
+                    break
+            if found:
+                stats["concrete"] += 1
+                if args.verbose:
+                    sel = ",".join(f"{k}={v}" for k, v in found[0].items())
+                    print(f"  {n} series (default), {found[1]} with {sel}  {where}")
+            elif exempt:
+                stats["allowed"] += 1
+                print(f"  empty (allowed: {allowed_empty.get(title, 'Empty when ... in its description')})  {where}")
+            else:
+                dead.append(where)
+                c.fail(where, f"no data for any combination of real variable values: {raw}")
         for where, expr, kind in rules:
             data, err = c.query(expr)
             if err:
                 c.fail(where, f"query error: {err}")
-            elif not data.get("result") and kind == "record":
+                continue
+            if kind != "record":
+                continue
+            record = where.rsplit(" ", 1)[-1]
+            rdata, rerr = c.query(record) if args.require_rule_data else (None, None)
+            if not data.get("result"):
                 empty_rules.append(where)
+                if args.require_rule_data:
+                    c.fail(where, "expression returned no data")
+            elif args.require_rule_data and (rerr or not rdata.get("result")):
+                c.fail(where, f"no recorded series {record} ({rerr or 'empty'}): is the rule loaded?")
+            else:
+                stats["rules"] += 1
+                if args.require_rule_data:
+                    stats["records"] += 1
+                if args.verbose:
+                    print(f"  {len(data['result'])} series  {where}")
+        for title in set(allowed_empty) - used_allowances:
+            c.fail("--allow-empty", f"no panel titled {title!r}")
 
     for p in c.problems:
         print("FAIL:", p)
@@ -576,6 +735,13 @@ def main():
     if empty_rules:
         print("Recording rules without data yet (need history): " + ", ".join(empty_rules))
     npanels = sum(1 for d in dashboards.values() for p in d.get("panels") or [] if p.get("type") != "row")
+    if args.prometheus:
+        npq = sum(1 for q in c.queries if q[4] == "panel")
+        nrec = sum(1 for r in rules if r[2] == "record")
+        print(f"check_dashboards: against {args.prometheus}: {stats['default']} of {len(subst)} panel/variable "
+              f"queries returned data in the default view; {stats['concrete']} of {npq} panel queries returned "
+              f"data with real variable values ({stats['allowed']} allowed empty); {stats['rules']} of {nrec} "
+              f"recording rules returned data{' (recorded series present)' if args.require_rule_data else ''}")
     print(f"check_dashboards: {len(dashboards)} dashboards, {npanels} panels, "
           f"{sum(1 for q in c.queries if q[4] == 'panel')} panel queries, "
           f"{sum(1 for q in c.queries if q[4] == 'variable')} variable queries, {len(rules)} rule expressions"
