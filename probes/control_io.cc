@@ -40,8 +40,10 @@ std::optional<IoError> WaitFor(int fd, short events, Clock::time_point deadline,
   }
 }
 
+/// Reads exactly n bytes. `in_frame`: bytes of this frame were read before, so
+/// an EOF is a truncated message (kWire kTruncated), not a plain close.
 std::optional<IoError> ReadExact(int fd, uint8_t* buf, size_t n, Clock::time_point deadline,
-                                 const std::atomic<bool>* cancel) {
+                                 const std::atomic<bool>* cancel, bool in_frame) {
   size_t got = 0;
   while (got < n) {
     ssize_t r = ::recv(fd, buf + got, n - got, 0);
@@ -49,7 +51,11 @@ std::optional<IoError> ReadExact(int fd, uint8_t* buf, size_t n, Clock::time_poi
       got += static_cast<size_t>(r);
       continue;
     }
-    if (r == 0) return Code(IoErrorCode::kClosed, got == 0 ? "connection closed" : "closed mid-message");
+    if (r == 0) {
+      if (!in_frame && got == 0) return Code(IoErrorCode::kClosed, "connection closed");
+      WireError we{WireErrorCode::kTruncated, "connection closed mid-message"};
+      return IoError{IoErrorCode::kWire, 0, we, we.detail};
+    }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return Sys(errno, "recv");
     if (auto e = WaitFor(fd, POLLIN, deadline, cancel, "recv")) return e;
@@ -92,13 +98,13 @@ std::optional<IoError> SendMessage(int fd, const Message& m, Clock::time_point d
 IoResult<Message> ReceiveMessage(int fd, uint32_t max_body, Clock::time_point deadline,
                                  const std::atomic<bool>* cancel) {
   std::array<uint8_t, kHeaderBytes> hdr{};
-  if (auto e = ReadExact(fd, hdr.data(), hdr.size(), deadline, cancel)) return *e;
+  if (auto e = ReadExact(fd, hdr.data(), hdr.size(), deadline, cancel, /*in_frame=*/false)) return *e;
   auto h = DecodeHeader(hdr, max_body);
   if (auto* we = std::get_if<WireError>(&h)) return IoError{IoErrorCode::kWire, 0, *we, we->detail};
   const Header& header = std::get<Header>(h);
   std::vector<uint8_t> body(header.length);  // bounded by max_body above
   if (!body.empty()) {
-    if (auto e = ReadExact(fd, body.data(), body.size(), deadline, cancel)) return *e;
+    if (auto e = ReadExact(fd, body.data(), body.size(), deadline, cancel, /*in_frame=*/true)) return *e;
   }
   auto m = DecodeBody(header.type, body);
   if (auto* we = std::get_if<WireError>(&m)) return IoError{IoErrorCode::kWire, 0, *we, we->detail};

@@ -70,6 +70,8 @@ std::optional<IoError> SendMessage(int fd, const Message& m, Clock::time_point d
                                    const std::atomic<bool>* cancel = nullptr);
 /// Reads one frame: header first (magic/version/type/length <= max_body
 /// checked before reading the body), then exactly `length` body bytes.
+/// EOF before the first byte is kClosed; EOF inside a frame is kWire with
+/// WireErrorCode::kTruncated (a malformed message, counted by the responder).
 IoResult<Message> ReceiveMessage(int fd, uint32_t max_body, Clock::time_point deadline,
                                  const std::atomic<bool>* cancel = nullptr);
 

@@ -3,9 +3,11 @@
 # real rxe0, probing itself over rxe loopback with all four probe types,
 # perftest traffic to move the counters, then the scraped /metrics.
 set -euo pipefail
+# shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 exporter="$LAB_BUILD/exporter/rxe_exporter"
+# shellcheck disable=SC2153 # LAB_SRC comes from lab.sh
 config="$LAB_SRC/config/examples/self.yml"
 serve=${1:-60}  # seconds to keep serving (scripts/demo.sh passes DEMO_SERVE_SECONDS)
 [ -x "$exporter" ] || lab_fail "$exporter not built (run scripts/build.sh)"

@@ -93,6 +93,21 @@ lab_rdma_port_state() {
   echo "${s#*: }"
 }
 
+# lab_gid_index: prints the RoCE v2 GID index of $LAB_IP (::ffff:a.b.c.d) on port 1 of
+# $LAB_RDMA_DEV, as perftest's -x wants it; fails if there is none.
+lab_gid_index() {
+  local want f idx
+  # shellcheck disable=SC2086  # the dots become printf arguments
+  want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${LAB_IP//./ })
+  for f in /sys/class/infiniband/"$LAB_RDMA_DEV"/ports/1/gids/*; do
+    idx=${f##*/}
+    [[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue
+    [[ $(cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/gid_attrs/types/$idx" 2>/dev/null) == "RoCE v2" ]] &&
+      { echo "$idx"; return 0; }
+  done
+  return 1
+}
+
 # lab_hw_counter NAME: prints a hw counter of $LAB_RDMA_DEV port 1 (e.g. sent_pkts).
 lab_hw_counter() { cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/hw_counters/${1:?NAME}"; }
 

@@ -179,6 +179,43 @@ TEST(ResponderFlowTest, MalformedInputsGetSpecificRejects) {
   EXPECT_EQ(f.Rejections(RejectReason::kBadParams), 2u);
 }
 
+/// Connects, writes `bytes`, then closes (half_close: only the write side, so the
+/// REJECT can still be read; it is returned).
+control::IoResult<control::Message> SendAndClose(uint16_t port, const std::vector<uint8_t>& bytes,
+                                                 bool half_close) {
+  auto conn = control::ConnectTcp("127.0.0.1", port, Clock::now() + std::chrono::seconds(2));
+  auto fd = std::move(std::get<control::Fd>(conn));
+  if (!bytes.empty()) ::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  if (!half_close) return control::IoError{control::IoErrorCode::kClosed, 0, {}, "closed by the test"};
+  ::shutdown(fd.get(), SHUT_WR);
+  return control::ReceiveMessage(fd.get(), 4096, Clock::now() + std::chrono::seconds(3));
+}
+
+// A frame cut short by EOF is a truncated (malformed) message: rejected and counted,
+// whether the client waits for the REJECT or is gone. A bare connect + close is no message.
+TEST(ResponderFlowTest, FrameCutByEofIsCountedMalformed) {
+  Fixture f;
+  auto hello = control::Encode(control::Message{control::Hello{}});
+  const std::vector<uint8_t> half_header(hello.begin(), hello.begin() + 5);
+  const std::vector<uint8_t> header_only(hello.begin(), hello.begin() + control::kHeaderBytes);
+  const std::vector<uint8_t> half_body(hello.begin(), hello.begin() + control::kHeaderBytes + 20);
+  for (const auto* bytes : {&half_header, &header_only, &half_body}) {
+    EXPECT_EQ(RejectOf(SendAndClose(f.port, *bytes, /*half_close=*/true)), RejectReason::kMalformed);
+  }
+  EXPECT_EQ(f.Rejections(RejectReason::kMalformed), 3u);
+  for (const auto* bytes : {&half_header, &header_only, &half_body}) {
+    (void)SendAndClose(f.port, *bytes, /*half_close=*/false);
+  }
+  EXPECT_TRUE(WaitUntil([&] { return f.Rejections(RejectReason::kMalformed) == 6; }));
+  (void)SendAndClose(f.port, {}, /*half_close=*/false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto st = f.responder.Stats();
+  uint64_t total = 0;
+  for (auto [r, n] : st.rejections) total += n;
+  EXPECT_EQ(total, 6u);  // the bare connect + close is not counted
+  EXPECT_EQ(st.rejections.at(RejectReason::kTimeout), 0u);
+}
+
 TEST(ResponderFlowTest, IdleClientDroppedAfterIoTimeout) {
   Fixture f;
   auto start = Clock::now();

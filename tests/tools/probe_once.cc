@@ -21,6 +21,7 @@
 #include "probes/engine.h"
 #include "probes/stats.h"
 #include "tests/tools/probe_once_util.h"
+#include "tests/tools/tool_args.h"
 
 using namespace rxe::probes;
 using rxe::config::ProbeType;
@@ -50,10 +51,9 @@ struct Options {
 }
 
 uint32_t U32(const char* s) {
-  char* end = nullptr;
-  unsigned long v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0' || v > 0xffffffffUL) Usage("bad number");
-  return static_cast<uint32_t>(v);
+  const auto v = rxe::tools::ParseU32(s);
+  if (!v) Usage("bad number");
+  return *v;
 }
 
 Options Parse(int argc, char** argv) {

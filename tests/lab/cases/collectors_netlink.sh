@@ -12,6 +12,7 @@
 # and captures raw nldev replies (nl_capture) into $LAB_OUT/capture for
 # tests/fixtures/netlink/. Timing of a netlink scrape is logged.
 set -euo pipefail
+# shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 TOOLS=$LAB_BUILD/tests

@@ -5,10 +5,12 @@
 # perftest traffic, every collector succeeds, and the self-probe config runs
 # all four probe types successfully over rxe loopback.
 set -euo pipefail
+# shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 exporter="$LAB_BUILD/exporter/rxe_exporter"
 [ -x "$exporter" ] || lab_fail "missing $exporter"
+# shellcheck disable=SC2153 # LAB_SRC comes from lab.sh
 "$exporter" --config.file "$LAB_SRC/config/examples/self.yml" --web.listen-address=127.0.0.1:19791 \
   >"$LAB_OUT/exporter.log" 2>&1 &
 pid=$!

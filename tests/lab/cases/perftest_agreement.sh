@@ -18,18 +18,6 @@ TOL=0.15
 GID=""
 PORT=18600
 
-# The RoCE v2 GID index of $LAB_IP (::ffff:a.b.c.d), scanned like perftest does.
-gid_index() {
-  local want f idx
-  want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${LAB_IP//./ })
-  for f in /sys/class/infiniband/"$LAB_RDMA_DEV"/ports/1/gids/*; do
-    idx=${f##*/}
-    [[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue
-    [[ $(cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/gid_attrs/types/$idx" 2>/dev/null) == "RoCE v2" ]] &&
-      { echo "$idx"; return 0; }
-  done
-  return 1
-}
 
 # perftest TOOL COLUMN ARGS...: server + client on rxe0 to $LAB_IP; prints column COLUMN of
 # the result line (the one after the '#bytes' header).
@@ -70,6 +58,7 @@ timed() {
   shift
   r0=$(retries)
   PORT=$((PORT + 1)) # here: the command runs in a subshell
+  # shellcheck disable=SC2034 # a nameref: assigns the caller's variable
   var=$("$@")
   RETRY_LOG+=" $(($(retries) - r0))"
 }
@@ -88,7 +77,7 @@ check() {
 main() {
   local i bw_o=() bw_p=() lat_o=() lat_p=() bw_args=(-s 65536 -q 1 -t 128 -D 3) lat_args=(-s 2 -n 1000)
   [[ -x $P ]] || lab_fail "no $P"
-  GID=$(gid_index) || lab_fail "no RoCE v2 GID for $LAB_IP on $LAB_RDMA_DEV"
+  GID=$(lab_gid_index) || lab_fail "no RoCE v2 GID for $LAB_IP on $LAB_RDMA_DEV"
   lab_log "vCPUs $(nproc), $LAB_RDMA_DEV GID index $GID for $LAB_IP"
   (($(nproc) > 1)) || lab_log "NOTE: 1 vCPU: ping-pong latency is tick-bound for both tools"
   for i in 1 2 3; do
