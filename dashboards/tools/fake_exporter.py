@@ -98,6 +98,8 @@ def render(host, hosts):
         [(lbl(cpu=str(c), softirq=k), math.floor(el * r)) for c in range(2)
          for k, r in (("NET_RX", 3000), ("NET_TX", 50))])
     fam("rxe_host_softirq_busiest_cpu_ratio", "gauge", "Busiest CPU softirq share.", [(lbl(cpu="0"), 0.3 * wobble)])
+    fam("rxe_doctor_check_status", "gauge", "Doctor check status.",
+        [(lbl(check="rdma_device"), 0), (lbl(check="cpu_governor"), 1), (lbl(check="mtu", **port), 0)])
 
     # Probes: full mesh, both modules; probes every 2 s in this fake.
     peers = [f"host{j}" for j in range(hosts) if j != host]

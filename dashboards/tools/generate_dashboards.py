@@ -25,6 +25,7 @@ PAIR_LINK = ("/d/rxe-pair/rxe-exporter-pair-drill-down?${__url_time_range}&var-d
              "&var-module=${__data.fields.module}&var-peer=${__data.fields.peer}")
 PORT_STATES = {"0": ("NOP", "red"), "1": ("DOWN", "red"), "2": ("INIT", "orange"), "3": ("ARMED", "orange"),
                "4": ("ACTIVE", "green"), "5": ("ACTIVE_DEFER", "orange")}
+CHECK_STATES = {"0": ("pass", "green"), "1": ("warn", "orange"), "2": ("fail", "red")}
 PHYS_STATES = {"1": ("Sleep", "orange"), "2": ("Polling", "orange"), "3": ("Disabled", "red"),
                "4": ("PortConfigurationTraining", "orange"), "5": ("LinkUp", "green"),
                "6": ("LinkErrorRecovery", "orange"), "7": ("PhyTest", "orange")}
@@ -193,6 +194,19 @@ def table(title, description, targets, unit="short", transformations=None, overr
     if interval:
         p["interval"] = interval
     return p
+
+
+def state_timeline(title, description, targets, states):
+    return {"type": "state-timeline", "title": title, "description": description, "datasource": DS,
+            "targets": targets,
+            "fieldConfig": {"defaults": {"unit": "short", "mappings": value_mappings(states),
+                                         "thresholds": thresholds((None, "green")),
+                                         "color": {"mode": "thresholds"},
+                                         "custom": {"fillOpacity": 70, "lineWidth": 0}},
+                            "overrides": []},
+            "options": {"showValue": "auto", "mergeValues": True, "alignValue": "left", "rowHeight": 0.9,
+                        "legend": {"displayMode": "list", "placement": "bottom", "showLegend": False},
+                        "tooltip": {"mode": "single", "sort": "none"}}}
 
 
 def hide_columns(*names, rename=None, order=None):
@@ -454,16 +468,8 @@ def ports():
                                     {"id": "custom.displayMode", "value": "color-background"}]},
                     {"matcher": {"id": "byName", "options": "Value #D"},
                      "properties": [{"id": "unit", "value": "bytes"}]}]), w=12, h=8)
-    d.add({"type": "state-timeline", "title": "Port state over time", "description": "IB port state per port.",
-           "datasource": DS, "targets": [target(f"rxe_port_state{{{s}}}", leg)],
-           "fieldConfig": {"defaults": {"unit": "short", "mappings": value_mappings(PORT_STATES),
-                                        "thresholds": thresholds((None, "green")),
-                                        "color": {"mode": "thresholds"},
-                                        "custom": {"fillOpacity": 70, "lineWidth": 0}},
-                           "overrides": []},
-           "options": {"showValue": "auto", "mergeValues": True, "alignValue": "left", "rowHeight": 0.9,
-                       "legend": {"displayMode": "list", "placement": "bottom", "showLegend": False},
-                       "tooltip": {"mode": "single", "sort": "none"}}}, w=12, h=8)
+    d.add(state_timeline("Port state over time", "IB port state per port.",
+                         [target(f"rxe_port_state{{{s}}}", leg)], PORT_STATES), w=12, h=8)
 
     d.row("rxe counters (per second)")
     d.add(*rates("Packets", "rxe sent_pkts / rcvd_pkts.",
@@ -514,6 +520,23 @@ def ports():
                                                          "shows which core takes the NIC's receive work.",
                      [target(f"rate(rxe_host_softirqs_total{{{SEL}}}[$__rate_interval])",
                              "{{instance}} cpu{{cpu}} {{softirq}}")], "ops", legend_calcs=("mean", "max")), w=8)
+
+    d.row("Setup checks (rxe_exporter doctor)")
+    d.add(table("Setup checks", "The cheap `rxe_exporter doctor` checks as the daemon last evaluated them "
+                                "(rxe_doctor_check_status, at most once a minute): rdma_rxe module, device, port "
+                                "state, netdev MTU vs RoCE MTU, RoCE v2 GID, shared netdev, memlock, CPU governor. "
+                                "Run `rxe_exporter doctor` on the host for the evidence and the fix.",
+                [target(f"max by (instance, check, device, port) (rxe_doctor_check_status{{{SEL}}})",
+                        instant=True)],
+                transformations=[hide_columns("Time", rename={"Value": "status"})],
+                overrides=[{"matcher": {"id": "byName", "options": "Value"},
+                            "properties": [{"id": "mappings", "value": value_mappings(CHECK_STATES)},
+                                           {"id": "custom.displayMode", "value": "color-background"}]}]),
+          w=12, h=8)
+    d.add(state_timeline("Setup checks over time",
+                         "Each doctor check's status per host over time: when a misconfiguration appeared.",
+                         [target(f"max by (instance, check) (rxe_doctor_check_status{{{SEL}}})",
+                                 "{{instance}} {{check}}")], CHECK_STATES), w=12, h=8)
 
     d.row("Resources and GIDs")
     d.add(timeseries("Resources by type", "RDMA netlink resource counts per device (QPs, CQs, MRs, PDs, ...).",

@@ -37,7 +37,17 @@ for m in 'rxe_port_state{device="rxe0",port="1"} 4' 'rxe_port_active{device="rxe
   'rxe_device_info{device="rxe0",driver="rxe"' 'rxe_port_gid_info{device="rxe0",gid="::ffff:10.77.0.10"'; do
   grep -qF "$m" "$LAB_OUT/before.prom" || lab_fail "expected series missing: $m"
 done
-for c in rdma_netlink sysfs rtnetlink host; do
+# The doctor's cheap checks as metrics: a healthy lab VM passes the device, port, MTU and GID
+# checks; the host cost series exist (the busiest-CPU ratio needs a previous scrape).
+for m in 'rxe_doctor_check_status{check="rxe_module"} 0' 'rxe_doctor_check_status{check="rdma_device"} 0' \
+  'rxe_doctor_check_status{check="port_state",device="rxe0",port="1"} 0' \
+  'rxe_doctor_check_status{check="mtu",device="rxe0",port="1"} 0' \
+  'rxe_doctor_check_status{check="gid",device="rxe0",port="1"} 0' 'rxe_host_softirq_seconds_total{cpu="0"}' \
+  'rxe_host_softirqs_total{cpu="0",softirq="NET_RX"}'; do
+  grep -qF "$m" "$LAB_OUT/before.prom" ||
+    lab_fail "expected series missing: $m (have: $(grep '^rxe_doctor_check_status' "$LAB_OUT/before.prom" | tr '\n' ' '))"
+done
+for c in rdma_netlink sysfs rtnetlink host doctor; do
   [ "$(value "$LAB_OUT/before.prom" "rxe_exporter_scrape_collector_success{collector=\"$c\"}")" = 1 ] ||
     lab_fail "collector $c did not succeed"
 done
