@@ -26,6 +26,22 @@ Clock::duration WarmUp(Clock::duration duration) {
   return std::min<Clock::duration>(duration / 10, std::chrono::milliseconds(250));
 }
 
+void StreamWindow::MaybeOpen(Clock::time_point now, uint64_t completed) {
+  if (open_ || now < warm_end_) return;
+  open_ = true;
+  completed_at_open_ = completed;
+}
+
+BandwidthMeasurement StreamWindow::Result(Clock::time_point start, Clock::time_point t_last,
+                                          uint64_t completed, uint64_t size) const {
+  const Clock::time_point t_first = open_ ? warm_end_ : start;
+  BandwidthMeasurement m;
+  m.messages = completed - (open_ ? completed_at_open_ : 0);
+  m.bytes = m.messages * size;
+  m.elapsed = t_last > t_first ? t_last - t_first : Clock::duration::zero();
+  return m;
+}
+
 ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode,
                                          Clock::time_point deadline,
                                          const std::atomic<bool>& cancel) {
@@ -53,12 +69,15 @@ ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode
   std::vector<QpState> st(nq);
   StopCheck stop(deadline, cancel);
   const Clock::time_point start = Clock::now();
-  const Clock::time_point warm_end = start + WarmUp(p.duration);
+  // The window opens at warm_end itself (a fixed time, like perftest's
+  // alarm), whether or not anything was posted or completed then: a stall
+  // across warm_end (e.g. an RC retransmission timeout) stays in the window.
+  StreamWindow window(start + WarmUp(p.duration));
   const Clock::time_point stop_at = start + p.duration;
   Clock::time_point now = start;
-  Clock::time_point t_first{}, t_last{};
-  bool measuring = false, stopping = false;
-  uint64_t total_completed = 0, completed_at_first = 0;
+  Clock::time_point t_last{};
+  bool stopping = false;
+  uint64_t total_completed = 0;
   uint32_t empty_polls = 0;
   ibv_wc wc[kPollBatch];
 
@@ -88,6 +107,13 @@ ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode
       }
     }
 
+    // Before the window opens, read the clock before every poll: the posts
+    // above may have run past warm_end (rxe runs the requester inline), and
+    // what this poll returns must then count.
+    if (!window.open()) {
+      now = Clock::now();
+      window.MaybeOpen(now, total_completed);
+    }
     const int n = ibv_poll_cq(core.send_cq.get(), kPollBatch, wc);
     if (n < 0) return PollFailure(n, "send");
     for (int i = 0; i < n; ++i) {
@@ -105,15 +131,6 @@ ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode
       now = Clock::now();
       if (n > 0) t_last = now;
       empty_polls = 0;
-      if (!measuring && now >= warm_end) {
-        // The window opens at warm_end itself (a fixed time, like perftest's
-        // alarm), whether or not anything was posted or completed then: a
-        // stall across warm_end (e.g. an RC retransmission timeout) stays in
-        // the window. This batch, polled before `now`, is not counted.
-        measuring = true;
-        t_first = warm_end;
-        completed_at_first = total_completed;
-      }
       if (auto f = stop.CheckAt(now)) return std::move(*f);
       if (now >= stop_at) stopping = true;
     } else if (cancel.load(std::memory_order_relaxed)) {
@@ -126,15 +143,7 @@ ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode
     }
   }
 
-  if (!measuring) {  // cannot happen for duration > 0; be safe
-    t_first = start;
-    completed_at_first = 0;
-  }
-  BandwidthMeasurement m;
-  m.messages = total_completed - completed_at_first;
-  m.bytes = m.messages * p.size;
-  m.elapsed = t_last > t_first ? t_last - t_first : Clock::duration::zero();
-  return Measurement{m};
+  return Measurement{window.Result(start, t_last, total_completed, p.size)};
 }
 
 }  // namespace rxe::probes

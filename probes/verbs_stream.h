@@ -11,7 +11,12 @@
 //    e.g. an RC retransmission timeout, stays inside the window) and closes at
 //    the last completion (t_last), after posting stopped and every outstanding
 //    WR completed (drain);
-//  - bytes = size x WRs whose completion was polled inside the window;
+//  - bytes = size x WRs whose completion was polled inside the window; while it
+//    is closed, the clock is read before every CQ poll (StreamWindow), so a
+//    batch polled after warm_end counts even when posting took the thread past
+//    warm_end: rdma_rxe runs the requester inside ibv_post_send, and over
+//    loopback on a slow CPU posting tx_depth x 1 MiB can take longer than the
+//    whole duration (the window used to open after that batch: 0 bytes);
 //    BW = bytes / (t_last - t_first): perftest's "BW average" (bytes / (last
 //    completion - first post)) measured on a full pipeline, like its -D window;
 //  - the run takes `duration` plus the drain (at most tx_depth WRs per QP).
@@ -32,6 +37,26 @@ namespace rxe::probes {
 
 /// Warm-up at the start of a bandwidth probe: duration/10, at most 250 ms.
 Clock::duration WarmUp(Clock::duration duration);
+
+/// The measurement window of a stream: opens at warm_end; completions polled
+/// after it opened are counted, over t_last - warm_end.
+class StreamWindow {
+ public:
+  explicit StreamWindow(Clock::time_point warm_end) : warm_end_(warm_end) {}
+  bool open() const { return open_; }
+  /// Called with the clock before each CQ poll while closed; `completed` =
+  /// completions polled so far. Opens the window once now >= warm_end.
+  void MaybeOpen(Clock::time_point now, uint64_t completed);
+  /// The measurement after the drain. Never opened (cannot happen for
+  /// duration > 0): the whole run from `start`.
+  BandwidthMeasurement Result(Clock::time_point start, Clock::time_point t_last, uint64_t completed,
+                              uint64_t size) const;
+
+ private:
+  Clock::time_point warm_end_;
+  bool open_ = false;
+  uint64_t completed_at_open_ = 0;
+};
 
 /// Streams `opcode` (IBV_WR_RDMA_WRITE to the peer's buffer, or IBV_WR_SEND).
 ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode,
