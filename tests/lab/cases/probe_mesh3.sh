@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# lab: vms=3 timeout=660
+# The shipped full-mesh example (config/examples/mesh3.yml: host-a/b/c = 10.77.0.10/.11/.12)
+# on three VMs, each running the real daemon. Every (module, peer) pair on every VM must
+# succeed (after the first, overloaded round: one more successful probe per pair), with
+# the right labels and plausible bandwidth/latency. Then the bandwidth modules are dropped by
+# a SIGHUP reload (see below), fresh latency medians are taken, and vm2 (host-c) delays its
+# eth0 egress by D with netem: the measured RTT (2 x the one-way median; the lower of two
+# probes started after the change) of the latency pairs that cross vm2's link must rise by D +-25%, and the
+# others (vm0<->vm1, and the rxe loopback pairs, which bypass the netdev) must not move by
+# more than 25% of D. Labels: host-c's pairs are the ones that move, so peer name and
+# address agree.
+#
+# Lab substitution (the only changes to mesh3.yml, checked below). Three 1-vCPU TCG VMs on
+# a 2-core host are ~100x slower than real hosts: cross-VM one-way latency is 5-30 ms there
+# (busy-polling prober and responder threads share the vCPU), bandwidth 2-10 MB/s. So:
+#  - latency: iterations 1000 -> 30 (1000 round trips of >= D each would take minutes),
+#    timeout 5s -> 15s (= the interval: single probes were seen to take 8-10 s there);
+#  - bandwidth: interval 60s/2m -> 30s (every pair runs within the first minute, not after
+#    up to 2), duration 2s -> 1s, timeout 10s -> 20s, and send_bw_1m's tx_depth 64 -> 8: a
+#    bandwidth probe drains what is in flight when its duration ends, and 64 x 1 MiB takes
+#    ~13 s at the lab's ~5 MB/s (~50 ms on a real 10 GbE host); 8 x 1 MiB is the 8 MiB
+#    write_bw_64k keeps in flight.
+# D = 100 ms: the lab's RTT noise between two probes of one pair is up to ~20 ms (more while
+# bandwidth probes run, hence the latency-only reload for the netem phase).
+set -euo pipefail
+# shellcheck source=tests/lab/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+EXPORTER=$LAB_BUILD/exporter/rxe_exporter
+D_MS=100
+MODULES=(send_lat write_lat write_bw_64k send_bw_1m)
+LAT_MODULES=(send_lat write_lat)
+PEERS=(host-a host-b host-c)
+declare -A ADDR=([host-a]=10.77.0.10 [host-b]=10.77.0.11 [host-c]=10.77.0.12)
+declare -A RACK=([host-a]=r1 [host-b]=r1 [host-c]=r2)
+ME=${PEERS[LAB_INDEX]}
+PROM=$LAB_OUT/metrics.vm$LAB_INDEX.prom
+
+scrape() { # scrape FILE: this VM's /metrics into FILE
+  curl -sf --max-time 20 http://127.0.0.1:19791/metrics >"$1.tmp" && mv -f "$1.tmp" "$1"
+}
+# val FILE SERIES: the value of SERIES (exact name{labels}) in FILE, or "".
+val() { awk -v s="$2" '$1 == s {print $2; exit}' "$1"; }
+labels() { echo "module=\"$1\",peer=\"$2\",rack=\"${RACK[$2]}\""; }
+# failures FILE MODULE PEER: sum over reasons of rxe_probe_failures_total of the pair.
+failures() {
+  awk -v p="rxe_probe_failures_total{$(labels "$2" "$3"),reason=" 'index($1, p) == 1 {s += $2} END {print s + 0}' "$1"
+}
+# aborted: fails this VM at once when another VM failed (lab_abort), e.g. in a polling loop.
+aborted() { [[ ! -e $LAB_SYNC/abort ]] || lab_fail "aborted: $(cat "$LAB_SYNC/abort")"; }
+between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN {exit !(v != "" && v + 0 >= lo + 0 && v + 0 <= hi + 0)}'; }
+is_lat() { [[ $1 == *_lat ]]; }
+
+make_config() {
+  local src=${LAB_SRC:?}/config/examples/mesh3.yml cfg=$1
+  sed -e 's/^\(    iterations:\) 1000$/\1 30/' -e 's/^\(    interval:\) \(60s\|2m\)$/\1 30s/' \
+    -e 's/^\(    duration:\) 2s$/\1 1s/' -e 's/^\(    tx_depth:\) 64$/\1 8/' \
+    -e 's/^\(    timeout:\) 10s$/\1 20s/' -e 's/^\(    timeout:\) 5s$/\1 15s/' "$src" >"$cfg"
+  # The substitution must have hit exactly these lines, so a changed mesh3.yml fails loudly.
+  [[ $(diff "$src" "$cfg" | grep -c '^>') == 11 ]] ||
+    lab_fail "mesh3.yml changed, the lab substitution no longer applies: $(diff "$src" "$cfg" || true)"
+  grep -q "{name: host-c, address: 10.77.0.12, labels: {rack: r2}}" "$cfg" || lab_fail "mesh3.yml peers changed"
+  "$EXPORTER" --config.file "$cfg" --config.check >/dev/null || lab_fail "lab mesh3 config invalid"
+}
+
+# wait_all_success TIMEOUT: waits until the last probe of all 12 pairs succeeded. Failures in
+# this first round (all 36 pairs of the mesh start within seconds on an overloaded lab) are
+# printed; the steady round after it must have none.
+wait_all_success() {
+  local end=$(($(date +%s) + $1)) m p n=-1 last=-1
+  while :; do
+    sleep 2
+    aborted
+    ((n == last)) || lab_log "$n of 12 pairs succeeded"
+    last=$n
+    scrape "$PROM" || continue
+    n=0
+    for m in "${MODULES[@]}"; do
+      for p in "${PEERS[@]}"; do
+        [[ $(val "$PROM" "rxe_probe_success{$(labels "$m" "$p")}") == 1 ]] && n=$((n + 1))
+      done
+    done
+    ((n == 12)) && return 0
+    (($(date +%s) < end)) || lab_fail "only $n of 12 pairs succeeded after $1 s: $(debug_failures)"
+  done
+}
+# debug_failures: the failed results in /debug/probes, one per line.
+debug_failures() {
+  curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes |
+    jq -r '.pairs[] | .module as $m | .peer as $p | .results[] | select(.success == false) |
+      "\($m) -> \($p) at \(.started_at): \(.failure.reason): \(.failure.detail)"'
+}
+
+# steady_round TIMEOUT: every pair completes a successful probe that started after now
+# (probes_total >= now + 2 and the pair's successes grew by >= 1 past the probe in flight).
+# Probes that fail in this round are listed (an overloaded 3-VM TCG lab has occasional
+# timeouts); a pair that never succeeds again fails the case.
+steady_round() {
+  local -A p0 s0
+  local m p l n ok end=$((SECONDS + $1)) left t
+  t=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+  scrape "$PROM"
+  for m in "${MODULES[@]}"; do
+    for p in "${PEERS[@]}"; do
+      l=$(labels "$m" "$p")
+      p0[$m/$p]=$(val "$PROM" "rxe_probes_total{$l}")
+      s0[$m/$p]=$((p0[$m/$p] - $(failures "$PROM" "$m" "$p")))
+    done
+  done
+  while :; do
+    sleep 2
+    aborted
+    scrape "$PROM" || continue
+    left=0
+    for m in "${MODULES[@]}"; do
+      for p in "${PEERS[@]}"; do
+        l=$(labels "$m" "$p")
+        n=$(val "$PROM" "rxe_probes_total{$l}")
+        ok=$((${n:-0} - $(failures "$PROM" "$m" "$p")))
+        # The probe in flight at $t may count as one of the successes: want one more after it.
+        ((${n:-0} >= p0[$m/$p] + 2 && ok >= s0[$m/$p] + 2)) || left=$((left + 1))
+      done
+    done
+    ((left == 0)) && break
+    ((SECONDS < end)) || lab_fail "$left pairs had no successful probe started after $t within $1 s: $(debug_failures | tail -n 5)"
+  done
+  STEADY_FAILED=$(curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes | jq -r --arg t "$t" '.pairs[] |
+      .module as $m | .peer as $p | .results[] | select(.success == false and .started_at >= $t) |
+      "\($m) -> \($p) at \(.started_at): \(.failure.reason): \(.failure.detail)"' || true)
+}
+
+check_pairs() {
+  local m p l v
+  for m in "${MODULES[@]}"; do
+    for p in "${PEERS[@]}"; do
+      l=$(labels "$m" "$p")
+      [[ $(val "$PROM" "rxe_probe_success{$l}") == 1 ]] || lab_fail "rxe_probe_success{$l} != 1"
+      between "$(val "$PROM" "rxe_probes_total{$l}")" 1 1e9 || lab_fail "rxe_probes_total{$l} not > 0"
+      between "$(val "$PROM" "rxe_probe_last_success_timestamp_seconds{$l}")" $(($(date +%s) - 300)) $(($(date +%s) + 5)) ||
+        lab_fail "rxe_probe_last_success_timestamp_seconds{$l} not recent"
+      if is_lat "$m"; then
+        local mn md mx
+        mn=$(val "$PROM" "rxe_probe_latency_min_seconds{$l}")
+        md=$(val "$PROM" "rxe_probe_latency_median_seconds{$l}")
+        mx=$(val "$PROM" "rxe_probe_latency_max_seconds{$l}")
+        between "$md" 1e-6 0.5 || lab_fail "latency median{$l} = $md s, want 1 us .. 500 ms"
+        between "$md" "$mn" "$mx" || lab_fail "latency{$l}: min $mn median $md max $mx out of order"
+        between "$(val "$PROM" "rxe_probe_latency_seconds_count{$l}")" 30 1e12 || lab_fail "latency histogram{$l} has < 30 samples"
+        lab_log "$m -> $p (${ADDR[$p]}): median ${md}s (min $mn, max $mx)"
+      else
+        v=$(val "$PROM" "rxe_probe_bandwidth_bytes_per_second{$l}")
+        # 100 kB/s .. 100 Gb/s: the lab gets ~1-70 MB/s; a unit or clock error would be far off.
+        between "$v" 1e5 1.25e10 || lab_fail "bandwidth{$l} = $v B/s implausible"
+        between "$(val "$PROM" "rxe_probe_transferred_bytes_total{$l}")" 1e5 1e15 || lab_fail "no bytes transferred for $l"
+        between "$(val "$PROM" "rxe_probe_message_rate_per_second{$l}")" 0.01 1e9 || lab_fail "no message rate for $l"
+        lab_log "$m -> $p (${ADDR[$p]}): $(awk -v v="$v" 'BEGIN {printf "%.1f MB/s", v / 1e6}')"
+      fi
+    done
+  done
+  # Labels: exactly module, peer and the peer's extra label, and no peer or module not configured.
+  v=$(grep -E '^rxe_probe(s_total|_success)\{' "$PROM" | grep -cvE '^rxe_probe(s_total|_success)\{module="(send_lat|write_lat|write_bw_64k|send_bw_1m)",peer="host-(a|b|c)",rack="r[12]"\} ' || true)
+  ((v == 0)) || lab_fail "unexpected probe series: $(grep -E '^rxe_probe(s_total|_success)\{' "$PROM" | grep -vE 'rack="r[12]"\} ')"
+  [[ $(grep -cE '^rxe_probe_success\{' "$PROM") == 12 ]] || lab_fail "want 12 rxe_probe_success series"
+  [[ $(val "$PROM" 'rxe_exporter_config_last_reload_successful') == 1 ]] || lab_fail "config not loaded"
+  between "$(val "$PROM" 'rxe_responder_sessions_total')" 1 1e9 || lab_fail "the responder served no sessions"
+}
+
+# fresh_medians ARRAY TIMEOUT: for every latency pair, the lower median of two successful
+# probes that started after now (the first at probes_total >= now + 2: the probe in flight now
+# finishes as + 1, and the gauges show the last probe; the second one after it). The lab's
+# noise (vCPU contention) only adds latency, and one probe's median was seen 40 ms above the
+# next one's. Stores "MEDIAN MIN" (one-way, s) in ARRAY[module/peer].
+fresh_medians() {
+  local -n out=$1
+  local -A next first
+  local m p l n end=$((SECONDS + $2)) left v
+  scrape "$PROM"
+  for m in "${LAT_MODULES[@]}"; do
+    for p in "${PEERS[@]}"; do next[$m/$p]=$(($(val "$PROM" "rxe_probes_total{$(labels "$m" "$p")}") + 2)); done
+  done
+  while :; do
+    sleep 2
+    aborted
+    scrape "$PROM" || continue
+    left=0
+    for m in "${LAT_MODULES[@]}"; do
+      for p in "${PEERS[@]}"; do
+        [[ -n ${out[$m/$p]:-} ]] && continue
+        l=$(labels "$m" "$p")
+        n=$(val "$PROM" "rxe_probes_total{$l}")
+        if ((${n:-0} >= ${next[$m/$p]})) && [[ $(val "$PROM" "rxe_probe_success{$l}") == 1 ]]; then
+          v="$(val "$PROM" "rxe_probe_latency_median_seconds{$l}") $(val "$PROM" "rxe_probe_latency_min_seconds{$l}")"
+          if [[ -z ${first[$m/$p]:-} ]]; then
+            first["$m/$p"]=$v
+            next["$m/$p"]=$((n + 1))
+            left=$((left + 1))
+          else
+            out["$m/$p"]=$(awk -v a="${first[$m/$p]}" -v b="$v" 'BEGIN {split(a, x, " "); split(b, y, " ");
+              print (x[1] < y[1] ? x[1] : y[1]), (x[2] < y[2] ? x[2] : y[2])}')
+          fi
+        else
+          left=$((left + 1))
+        fi
+      done
+    done
+    ((left == 0)) && return 0
+    ((SECONDS < end)) || lab_fail "$left latency pairs had no 2 fresh successful probes within $2 s: $(debug_failures | tail -n 3)"
+  done
+}
+
+on_exit() {
+  local rc=$?
+  curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes >"$LAB_OUT/debug.vm$LAB_INDEX.json" || true
+  kill "$DAEMON" 2>/dev/null || true
+  wait "$DAEMON" 2>/dev/null || true
+  lab__on_exit "$rc"
+}
+
+main() {
+  [[ -x $EXPORTER ]] || lab_fail "no $EXPORTER"
+  local cfg=$LAB_OUT/mesh3.lab.vm$LAB_INDEX.yml log=$LAB_OUT/exporter.vm$LAB_INDEX.log pid
+  make_config "$cfg"
+  lab_barrier start 120
+  "$EXPORTER" --config.file "$cfg" >"$log" 2>&1 &
+  pid=$!
+  DAEMON=$pid
+  trap on_exit EXIT
+  lab_wait_listen 19791 60 || lab_fail "exporter did not listen: $(tail -n 5 "$log")"
+  local t0=$SECONDS
+  wait_all_success 240
+  lab_log "all 12 pairs succeeded after $((SECONDS - t0)) s; failures in that first round: $(debug_failures | wc -l)"
+  debug_failures | sed 's/^/  first round: /'
+  STEADY_FAILED=""
+  steady_round 150
+  lab_log "steady round: every pair succeeded again ($((SECONDS - t0)) s); failed probes in it: $(grep -c . <<<"$STEADY_FAILED" || true)"
+  local f
+  [[ -z $STEADY_FAILED ]] || while read -r f; do echo "  steady round: $f"; done <<<"$STEADY_FAILED"
+  check_pairs
+  kill -0 "$pid" || lab_fail "the daemon died"
+
+  # Phase 2 measures latency only: SIGHUP reloads the lab config without its two bandwidth
+  # modules (kept pairs keep their slots). On the shared 1-vCPU VMs a bandwidth probe, above
+  # all an rxe loopback one (rxe runs it inside ibv_post_send), stalls the other threads for
+  # ~1 s and adds tens of ms of noise to whichever latency probe overlaps it.
+  sed '/^  # Bandwidth to every peer/,$d' "$cfg" >"$cfg.lat"
+  ! grep -q '_bw' "$cfg.lat" || lab_fail "could not drop the bandwidth modules"
+  mv -f "$cfg.lat" "$cfg"
+  kill -HUP "$pid"
+  local end=$((SECONDS + 60))
+  until scrape "$PROM" && ! grep -q '^rxe_probes_total{module="write_bw_64k"' "$PROM"; do
+    ((SECONDS < end)) || lab_fail "the reload did not drop the bandwidth modules"
+    sleep 1
+  done
+  [[ $(val "$PROM" rxe_exporter_config_last_reload_successful) == 1 ]] || lab_fail "reload failed"
+  local -A before after
+  fresh_medians before 150
+  lab_barrier baseline 180
+  if ((LAB_INDEX == 2)); then
+    tc qdisc add dev "$LAB_NETDEV" root netem delay "${D_MS}ms"
+    lab_log "netem: $(tc qdisc show dev "$LAB_NETDEV")"
+    lab_signal netem-on
+  fi
+  lab_wait_signal netem-on 60
+  fresh_medians after 200
+  kill -0 "$pid" || lab_fail "the daemon died"
+
+  local bad=0 expect rise
+  lab_log "netem delay D=${D_MS} ms on vm2 (host-c) egress; RTT = 2 x one-way median"
+  for m in "${LAT_MODULES[@]}"; do
+    for p in "${PEERS[@]}"; do
+      # Through vm2's link: exactly one end is vm2 (vm2's pair to itself is rxe loopback).
+      if { [[ $p == host-c ]] && ((LAB_INDEX != 2)); } || { [[ $p != host-c ]] && ((LAB_INDEX == 2)); }; then
+        expect=$D_MS
+      else
+        expect=0
+      fi
+      local b0 b1 m0 m1
+      read -r b0 m0 <<<"${before[$m/$p]}"
+      read -r b1 m1 <<<"${after[$m/$p]}"
+      rise=$(awk -v a="$b0" -v b="$b1" 'BEGIN {printf "%.2f", 2 * (b - a) * 1000}')
+      local verdict=ok
+      if ! awk -v r="$rise" -v e="$expect" -v d="$D_MS" 'BEGIN {exit !(r >= e - d / 4 && r <= e + d / 4)}'; then
+        verdict=BAD
+        bad=$((bad + 1))
+      fi
+      lab_log "$(awk -v m="$m" -v me="$ME" -v p="$p" -v b0="$b0" -v b1="$b1" -v m0="$m0" -v m1="$m1" \
+        -v r="$rise" -v e="$expect" -v d="$D_MS" -v v="$verdict" 'BEGIN {
+        printf "RTT %-9s %s -> %s: median before %7.2f ms after %7.2f ms rise %7.2f ms (expect %d +- %.0f) %s [min RTT %.2f -> %.2f ms]",
+          m, me, p, 2000 * b0, 2000 * b1, r, e, d / 4, v, 2000 * m0, 2000 * m1}')"
+    done
+  done
+  ((bad == 0)) || lab_fail "$bad latency pairs did not move as expected with netem"
+  lab_barrier finished 240
+  lab_log PASS
+}
+
+main "$@"
