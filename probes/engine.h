@@ -37,6 +37,8 @@ struct SessionParams {
   uint32_t iterations = 1000;    // latency
   std::chrono::milliseconds duration{1000};  // bandwidth
   uint32_t mtu = 0;              // requested path MTU in bytes; 0 = auto (min of both active MTUs)
+  /// Local ACK timeout of the requester QPs, 4.096 us x 2^qp_timeout (perftest -u; 14 = ~67 ms).
+  uint8_t qp_timeout = 14;
 };
 
 /// Where the local side lives. The local IP is the one the control TCP

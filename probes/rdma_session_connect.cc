@@ -116,7 +116,7 @@ std::optional<ProbeFailure> ConnectCore(SessionCore& core, const EndpointInfo& r
     rtr.rq_psn = remote.qps[q].psn & 0xffffff;
     rtr.path_mtu = *mtu_enum;
     if (auto f = verbs::QpToRtr(core.qps[q].get(), rtr)) return f;
-    if (auto f = verbs::QpToRts(core.qps[q].get(), core.psns[q])) return f;
+    if (auto f = verbs::QpToRts(core.qps[q].get(), core.psns[q], core.params.qp_timeout)) return f;
   }
   core.remote = remote;
   core.connected = true;

@@ -8,7 +8,6 @@ namespace rxe::probes::verbs {
 namespace {
 
 constexpr uint8_t kMinRnrTimer = 12;  // 0.64 ms (perftest, rc_pingpong)
-constexpr uint8_t kTimeout = 14;      // 4.096 us * 2^14 ~ 67 ms
 constexpr uint8_t kRetryCnt = 7;
 constexpr uint8_t kRnrRetry = 7;   // 7 = retry forever on RNR NAK
 constexpr uint8_t kHopLimit = 64;  // the kernel replaces it with the route's value on RoCE
@@ -88,10 +87,10 @@ std::optional<ProbeFailure> QpToRtr(ibv_qp* qp, const RtrArgs& a) {
   return std::nullopt;
 }
 
-std::optional<ProbeFailure> QpToRts(ibv_qp* qp, uint32_t sq_psn) {
+std::optional<ProbeFailure> QpToRts(ibv_qp* qp, uint32_t sq_psn, uint8_t timeout) {
   ibv_qp_attr attr{};
   attr.qp_state = IBV_QPS_RTS;
-  attr.timeout = kTimeout;
+  attr.timeout = timeout;
   attr.retry_cnt = kRetryCnt;
   attr.rnr_retry = kRnrRetry;
   attr.sq_psn = sq_psn;

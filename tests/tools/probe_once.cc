@@ -7,6 +7,7 @@
 // every verbs object of both sessions must be gone), printing LEAKCHECK ok=0|1.
 // --fork runs the responder in a child process instead (EndpointInfo over
 // pipes, like perftest's two processes); --pin pins client/responder to CPU 0/1.
+#include <algorithm>
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <sys/wait.h>
@@ -44,7 +45,7 @@ struct Options {
   std::fprintf(stderr,
                "%s\nusage: probe_once --type write_bw|send_bw|send_lat|write_lat --ip A.B.C.D\n"
                "  [-d dev] [-x gid_index] [-s size] [-m mtu] [-q qps] [-l post_list] [-Q cq_mod]\n"
-               "  [-t tx_depth] [-I inline] [-D seconds] [-n iterations] [--timeout s]\n"
+               "  [-t tx_depth] [-I inline] [-D seconds] [-n iterations] [-u qp_timeout] [--timeout s]\n"
                "  [--cancel-after ms] [--max-buffer bytes] [--leak-check] [--fork] [--pin]\n",
                msg);
   std::exit(2);
@@ -71,7 +72,7 @@ Options Parse(int argc, char** argv) {
                                  {"iters", required_argument, nullptr, 'n'},
                                  {nullptr, 0, nullptr, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "d:x:s:m:q:l:Q:t:I:D:n:", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "d:x:s:m:q:l:Q:t:I:D:n:u:", kLong, nullptr)) != -1) {
     switch (c) {
       case 'T': {
         const std::string t = optarg;
@@ -113,6 +114,9 @@ Options Parse(int argc, char** argv) {
         break;
       case 'Q':
         o.params.cq_moderation = U32(optarg);
+        break;
+      case 'u':
+        o.params.qp_timeout = static_cast<uint8_t>(std::min(U32(optarg), 31u));
         break;
       case 't':
         o.params.tx_depth = U32(optarg);
