@@ -54,10 +54,14 @@ done
 lab_log "static series present, promtool clean, all collectors succeed"
 
 sent0=$(value "$LAB_OUT/before.prom" 'rxe_port_sent_packets_total{device="rxe0",port="1"}')
-ib_write_bw -d rxe0 -n 300 >/dev/null 2>&1 &
+ib_write_bw -d rxe0 -F -n 300 >/dev/null 2>&1 &
 srv=$!
 lab_wait_listen 18515 30
-ib_write_bw -d rxe0 -n 300 "$LAB_IP" >/dev/null || lab_fail "ib_write_bw client failed"
+# Under TCG perftest sometimes cannot calibrate its cycle counter ("Correlation coefficient
+# r^2 < 0.9 ... Can't produce a report") and exits 1 after moving the data; the counters
+# below, not perftest's report, are what this step checks.
+ib_write_bw -d rxe0 -F -n 300 "$LAB_IP" >"$LAB_OUT/ib_write_bw.txt" 2>&1 ||
+  lab_log "ib_write_bw exited non-zero: $(tail -n 2 "$LAB_OUT/ib_write_bw.txt" | tr '\n' ' ')"
 lab_bg_wait $srv 60 || true
 scrape >"$LAB_OUT/after.prom"
 sent1=$(value "$LAB_OUT/after.prom" 'rxe_port_sent_packets_total{device="rxe0",port="1"}')
