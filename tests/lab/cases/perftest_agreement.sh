@@ -28,7 +28,7 @@ perftest() {
   local tool=$1 col=$2 spid out try v
   shift 2
   # Under TCG perftest sometimes cannot calibrate its cycle counter (r^2 < 0.9: "Can't
-  # produce a report", or t_typical "inf"): such a run has no number to compare, so it is
+  # produce a report", t_typical "inf", BW average 0.00): such a run has no number, so it is
   # repeated (on a fresh port), up to 3 times.
   for try in 1 2 3; do
     out=$LAB_OUT/$tool.$PORT
@@ -40,11 +40,11 @@ perftest() {
       v=$(awk -v c="$col" '/^ *#bytes/ {getline; print $c; exit}' "$out.client.txt")
     fi
     lab_bg_wait "$spid" 30 || true
-    if [[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+    if [[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$v" 'BEGIN {exit !(v > 0)}'; then
       echo "$v"
       return 0
     fi
-    grep -qE "Can't produce a report|r\^2" "$out.client.txt" || [[ $v == inf ]] ||
+    grep -qE "Can't produce a report|r\^2" "$out.client.txt" || [[ $v == inf || $v =~ ^0(\.0+)?$ ]] ||
       lab_fail "$tool client failed: $(cat "$out.client.txt")"
     lab_log "$tool run $try gave no number (cycle counter calibration under TCG): repeating" >&2
     PORT=$((PORT + 100))
