@@ -61,6 +61,7 @@ struct Module {
   Duration duration{std::chrono::seconds(1)};  // bandwidth (perftest -D), capped at 10 s
   uint32_t iterations = 1000;      // latency (perftest -n), bounded by timeout
   std::optional<int> gid_index;    // nullopt = "auto" (RoCE v2 GID of the local IP routing to the peer)
+  uint32_t qp_timeout = 14;        // perftest -u: local ACK timeout 4.096 us x 2^N (14 = ~67 ms); 0 = infinite
 };
 
 /// Pre-shared-key authentication and admission control for the responder.

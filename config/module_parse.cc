@@ -22,7 +22,7 @@ constexpr uint32_t kDefaultLatencySize = 2;        // perftest ib_*_lat -s defau
 const std::vector<std::string> kModuleKeys{
     "type", "interval", "timeout",   "peers",         "device",   "size",       "mtu",
     "qps",  "post_list", "cq_moderation", "tx_depth", "inline_size", "duration", "iterations",
-    "gid_index"};
+    "gid_index", "qp_timeout"};
 const std::vector<std::string> kBandwidthOnly{"qps", "post_list", "cq_moderation", "tx_depth",
                                               "duration"};
 const std::vector<std::string> kLatencyOnly{"iterations"};
@@ -133,6 +133,7 @@ void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
   (void)GetAutoOr(r, "gid_index", ValidGidIndex, "auto or an integer between 0 and 1023",
                   &m->gid_index);
   (void)GetBytesAs(r, "inline_size", 0, kMaxInline, &m->inline_size);
+  (void)GetUintAs(r, "qp_timeout", 0, 31, &m->qp_timeout);  // 5 bits (IBTA); perftest -u
 
   if (!bw) {
     if (typed) (void)GetUintAs(r, "iterations", 1, 1000000, &m->iterations);
@@ -158,7 +159,9 @@ void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
       sink.Error(r.Find("cq_moderation")->value, r.PathOf("cq_moderation"),
                  "must be at most tx_depth (" + std::to_string(m->tx_depth) + "), got " +
                      std::to_string(m->cq_moderation));
-    } else if (cq_got == Got::kOk && list_got != Got::kBad && m->post_list % m->cq_moderation) {
+    } else if (cq_got == Got::kOk && list_got != Got::kBad && m->post_list > 1 &&
+               m->post_list % m->cq_moderation) {
+      // perftest checks this only for post lists (> 1): -Q 100 with -l 1 is its default.
       sink.Error(r.Find("cq_moderation")->value, r.PathOf("cq_moderation"),
                  "must divide post_list (" + std::to_string(m->post_list) + "), got " +
                      std::to_string(m->cq_moderation));

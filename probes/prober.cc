@@ -259,6 +259,7 @@ SessionParams ParamsFor(const config::Module& m) {
   p.iterations = m.iterations;
   p.duration = std::chrono::duration_cast<std::chrono::milliseconds>(m.duration);
   p.mtu = m.mtu.value_or(0);
+  p.qp_timeout = static_cast<uint8_t>(m.qp_timeout);
   return p;
 }
 

@@ -135,7 +135,7 @@ const InvalidCase kCases[] = {
     {"invalid-module-unknown-key.yml",
      "invalid-module-unknown-key.yml:4:5: modules.bw.qp: unknown key; allowed keys: type, "
      "interval, timeout, peers, device, size, mtu, qps, post_list, cq_moderation, tx_depth, "
-     "inline_size, duration, iterations, gid_index"},
+     "inline_size, duration, iterations, gid_index, qp_timeout"},
     {"invalid-module-unknown-peer.yml",
      "invalid-module-unknown-peer.yml:6:21: modules.bw.peers[1]: unknown peer \"host-c\"; must "
      "name a peer from peers or peer_files (known peers: host-b)"},
@@ -149,6 +149,8 @@ const InvalidCase kCases[] = {
     // modules: values
     {"invalid-module-qps.yml",
      "invalid-module-qps.yml:4:10: modules.bw.qps: must be between 1 and 64, got 0"},
+    {"invalid-module-qp-timeout.yml",
+     "invalid-module-qp-timeout.yml:4:17: modules.bw.qp_timeout: must be between 0 and 31, got 32"},
     {"invalid-module-size.yml",
      "invalid-module-size.yml:4:11: modules.bw.size: must be between 1 and 8MiB, got 16MiB"},
     {"invalid-module-size-suffix.yml",

@@ -107,6 +107,7 @@ TEST(LoaderTest, FullConfigSetsEveryField) {
   EXPECT_EQ(bw.inline_size, 128u);
   EXPECT_EQ(bw.duration, seconds(5));
   EXPECT_EQ(bw.gid_index, 3);
+  EXPECT_EQ(bw.qp_timeout, 18u);
 
   const Module& lat = cfg.modules.at("send_lat");
   EXPECT_EQ(lat.type, ProbeType::kSendLat);
@@ -116,6 +117,7 @@ TEST(LoaderTest, FullConfigSetsEveryField) {
   EXPECT_EQ(lat.size, 64u);
   EXPECT_FALSE(lat.mtu.has_value());
   EXPECT_FALSE(lat.gid_index.has_value());
+  EXPECT_EQ(lat.qp_timeout, 14u);  // perftest's -u default
   EXPECT_TRUE(lat.peers.empty());
 }
 
@@ -149,6 +151,20 @@ TEST(LoaderTest, PerTypeDefaults) {
   EXPECT_EQ(cfg.modules.at("sl").type, ProbeType::kSendLat);
   // perftest: a post list without an explicit cq_moderation moderates every list.
   EXPECT_EQ(cfg.modules.at("pl").cq_moderation, 16u);
+}
+
+// perftest checks "post list size must be a multiple of CQ moderation" only for post lists:
+// ib_write_bw's own defaults are -l 1 -Q 100, and the article's sweep uses -Q 32 alone.
+TEST(LoaderTest, CqModerationWithoutPostList) {
+  const Config cfg = MustLoad(
+      "modules:\n"
+      "  q32: {type: write_bw, cq_moderation: 32}\n"
+      "  q100: {type: send_bw, cq_moderation: 100, post_list: 1}\n"
+      "  pl: {type: write_bw, post_list: 64, cq_moderation: 32}\n");
+  EXPECT_EQ(cfg.modules.at("q32").cq_moderation, 32u);
+  EXPECT_EQ(cfg.modules.at("q32").post_list, 1u);
+  EXPECT_EQ(cfg.modules.at("q100").cq_moderation, 100u);
+  EXPECT_EQ(cfg.modules.at("pl").cq_moderation, 32u);
 }
 
 TEST(LoaderTest, ScalarForms) {

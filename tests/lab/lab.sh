@@ -2,7 +2,7 @@
 # Boots N qemu VMs with Debian's kernel and a real rdma_rxe, and runs SCRIPT in each one.
 #
 #   tests/lab/lab.sh --vms N [--timeout S] [--out DIR] [--mem MB] [--smp N]
-#                    [--hostfwd HOSTPORT:GUESTPORT] -- SCRIPT [ARGS...]
+#                    [--hostfwd HOSTPORT:GUESTPORT] [--append KERNEL_ARG] -- SCRIPT [ARGS...]
 #
 # See tests/lab/README.md for the environment SCRIPT gets, the network, fault hooks and
 # exit statuses. In short: the exit status is the worst (highest) of the VMs' statuses;
@@ -36,6 +36,7 @@ parse_args() {
       --mem) MEM=${2:?}; shift 2 ;;
       --smp) SMP=${2:?}; shift 2 ;;
       --hostfwd) HOSTFWD=${2:?}; shift 2 ;;
+      --append) APPEND="${APPEND:+$APPEND }${2:?}"; shift 2 ;;
       --) shift; break ;;
       -h | --help) usage ;;
       *) log "unknown argument: $1"; usage ;;
@@ -191,14 +192,18 @@ reader() { # index fifo
 
 # TCG vCPUs on a busy host miss timer deadlines. no_timer_check: else the boot may panic with
 # "IO-APIC + timer doesn't work". tsc=nowatchdog: keep the TSC (the host's, via rdtsc) as
-# clocksource; it keeps the refined calibration (tsc=reliable would skip it, and the early
-# calibration can be far off under load, see host_tsc_khz). nowatchdog: no soft-lockup noise.
+# clocksource. tsc=reliable, only with the host's TSC rate (tsc_early_khz): with 2+ vCPUs the
+# boot-time sync check under TCG "marks TSC unstable due to TSCs unsynchronized" (every vCPU's
+# rdtsc is the same host counter), and the guest falls back to the emulated HPET: every
+# clock_gettime is then an MMIO exit into QEMU (~1 us, measured as +1.1 us on our send_lat).
+# Without a known rate the boot calibration is kept (it can be far off under load, see
+# host_tsc_khz). nowatchdog: no soft-lockup noise.
 # cryptomgr.notests, initcall_blacklist=crypto_kdf108_init: crypto self-tests, ~2 s of
 # emulated boot time. apparmor=0 audit=0: nothing here uses them.
 kernel_cmdline() { # index
   echo "console=ttyS0,115200 quiet panic=-1 no_timer_check tsc=nowatchdog nowatchdog" \
     "cryptomgr.notests initcall_blacklist=crypto_kdf108_init apparmor=0 audit=0" \
-    "mitigations=off ${TSC_KHZ:+tsc_early_khz=$TSC_KHZ} lab.index=$1 $APPEND"
+    "mitigations=off ${TSC_KHZ:+tsc_early_khz=$TSC_KHZ tsc=reliable} lab.index=$1 $APPEND"
 }
 
 # The TSC rate in kHz, for the guest's tsc_early_khz=. Under TCG the guest's rdtsc is the

@@ -108,6 +108,21 @@ lab_gid_index() {
   return 1
 }
 
+# lab_active_mtu: the active_mtu of $LAB_RDMA_DEV's port (ibv_devinfo), e.g. 4096.
+lab_active_mtu() { ibv_devinfo -d "$LAB_RDMA_DEV" | awk '/active_mtu:/ {print $2; exit}'; }
+
+# lab_set_mtu NETDEV_MTU WANT_ACTIVE: sets $LAB_NETDEV's MTU and waits (up to 5 s) until rxe's
+# active_mtu follows to WANT_ACTIVE; fails the case otherwise.
+lab_set_mtu() {
+  local i
+  ip link set "$LAB_NETDEV" mtu "$1"
+  for ((i = 0; i < 50; i++)); do
+    [[ $(lab_active_mtu) == "$2" ]] && return 0
+    sleep 0.1
+  done
+  lab_fail "active_mtu did not become $2 after netdev mtu $1 (is $(lab_active_mtu))"
+}
+
 # lab_hw_counter NAME: prints a hw counter of $LAB_RDMA_DEV port 1 (e.g. sent_pkts).
 lab_hw_counter() { cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/hw_counters/${1:?NAME}"; }
 

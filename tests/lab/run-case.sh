@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest entry point for one lab case: tests/lab/run-case.sh CASE_FILE BUILD_DIR
-# The case file's header line '# lab: vms=N timeout=S [mem=MB] [smp=N] [hostfwd=H:G]' sets the
-# lab.sh options (defaults vms=1 timeout=300). Output goes to BUILD_DIR/lab-out/<case>/.
+# The case file's header line '# lab: vms=N timeout=S [mem=MB] [smp=N] [hostfwd=H:G]
+# [append=KERNEL_ARG]' sets the lab.sh options (defaults vms=1 timeout=300). Output goes to
+# BUILD_DIR/lab-out/<case>/.
 # The exit status is lab.sh's.
 set -euo pipefail
 
@@ -23,6 +24,7 @@ header_opts() {
       mem) opts+=(--mem "$val") ;;
       smp) opts+=(--smp "$val") ;;
       hostfwd) opts+=(--hostfwd "$val") ;;
+      append) opts+=(--append "$val") ;;
       *) die "$1: unknown '# lab:' key '$key'" ;;
     esac
   done

@@ -145,6 +145,9 @@ TEST(ProberFlowTest, LatencyProbeAndParams) {
   config::Module bw = Module();
   bw.size = 0;
   EXPECT_EQ(ParamsFor(bw).size, 65536u);
+  EXPECT_EQ(ParamsFor(bw).qp_timeout, 14u);  // perftest's -u default
+  bw.qp_timeout = 18;
+  EXPECT_EQ(ParamsFor(bw).qp_timeout, 18u);
 }
 
 TEST(ProberFlowTest, ClientFailurePassesThroughAndResponderCleansUp) {

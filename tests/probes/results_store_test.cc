@@ -156,6 +156,7 @@ TEST(ResultsStoreTest, HistoryIsBoundedAndJsonHasDetails) {
   EXPECT_EQ(json.find("\"bytes\":1001"), std::string::npos);  // dropped from the history
   EXPECT_LT(json.find("wc_error"), json.find("\"bytes\":1004"));  // newest first
   EXPECT_NE(json.find("\"params\":{\"type\":\"write_bw\""), std::string::npos);
+  EXPECT_NE(json.find("\"qp_timeout\":14}"), std::string::npos) << json;  // the last param
 }
 
 TEST(ResultsStoreTest, LatencySamplesNotKeptInHistory) {

@@ -56,18 +56,6 @@ sys.exit(0 if ok else 1)' "$LAB_OUT/doctor$N.json" "$1" "$2" "$3" ||
     lab_fail "doctor$N: want $1 $2 mentioning '$3'"
 }
 
-active_mtu() { ibv_devinfo -d "$LAB_RDMA_DEV" | awk '/active_mtu:/ {print $2; exit}'; }
-
-set_mtu() {
-  local i
-  ip link set "$LAB_NETDEV" mtu "$1"
-  for ((i = 0; i < 50; i++)); do
-    [[ $(active_mtu) == "$2" ]] && return 0
-    sleep 0.1
-  done
-  lab_fail "active_mtu did not become $2 (is $(active_mtu))"
-}
-
 checker() {
   lab_wait_signal responder-up 120
   # 1. Healthy.
@@ -82,10 +70,10 @@ sys.exit(1 if bad else 0)' "$LAB_OUT/doctor$N.json" || lab_fail "healthy VM: a c
   expect softirq "$( ((rc == 1)) && echo warn || echo pass)" "during a 2s write_bw probe"
 
   # 2. Netdev MTU 1500, RoCE MTU 4096 wanted.
-  set_mtu 1500 1024
+  lab_set_mtu 1500 1024
   doctor 2 --no-probes --mtu 4096
   expect mtu fail "jumbo frames"
-  set_mtu 9000 4096
+  lab_set_mtu 9000 4096
 
   # 3. A firewall rule drops RoCE v2 (UDP 4791) on input, TCP 19792 still fine.
   command -v nft >/dev/null || lab_fail "nft not found (scripts/install-deps.sh installs nftables)"

@@ -43,20 +43,7 @@ run() {
 # field NAME: value of NAME= in the last run's RESULT line.
 field() { grep '^RESULT' "$LAB_OUT/run$N.txt" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
-active_mtu() { ibv_devinfo -d "$LAB_RDMA_DEV" | awk '/active_mtu:/ {print $2; exit}'; }
-
 restore_mtu() { [[ -z $ORIG_MTU ]] || ip link set "$LAB_NETDEV" mtu "$ORIG_MTU" || true; }
-
-# set_mtu NETDEV_MTU WANT_ACTIVE: sets the netdev MTU, waits for rxe's active_mtu.
-set_mtu() {
-  local i
-  ip link set "$LAB_NETDEV" mtu "$1"
-  for ((i = 0; i < 50; i++)); do
-    [[ $(active_mtu) == "$2" ]] && return 0
-    sleep 0.1
-  done
-  lab_fail "active_mtu did not become $2 after netdev mtu $1 (is $(active_mtu))"
-}
 
 main() {
   [[ -x $P ]] || lab_fail "no $P (build the probe_once target)"
@@ -87,15 +74,15 @@ main() {
 
   ORIG_MTU=$(cat "/sys/class/net/$LAB_NETDEV/mtu")
   trap restore_mtu EXIT
-  set_mtu 1500 1024
-  lab_log "netdev mtu 1500 -> active_mtu $(active_mtu)"
+  lab_set_mtu 1500 1024
+  lab_log "netdev mtu 1500 -> active_mtu $(lab_active_mtu)"
   run mtu_above_active --type send_lat -n 10 -m 4096
   [[ $(grep '^RESULT' "$LAB_OUT/run$N.txt") == *"Requested mtu is higher than active mtu"* ]] ||
     lab_fail "mtu detail"
   run mtu_above_active --type write_bw -D 1 -m 2048
   run ok --type write_bw -D 1 -m 1024
   run ok --type send_lat -n 100  # auto MTU = 1024
-  set_mtu "$ORIG_MTU" 4096
+  lab_set_mtu "$ORIG_MTU" 4096
   trap - EXIT
 
   [[ $(resources) == "$BASELINE" ]] || lab_fail "final resources $(resources) != $BASELINE"
