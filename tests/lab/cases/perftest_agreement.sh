@@ -30,9 +30,11 @@
 #    clock_gettime is an MMIO exit, which cost our send_lat (it stamps every iteration,
 #    perftest reads rdtsc) +1.1 us per round trip. Checked below, with a cross-vCPU
 #    monotonicity check.
-#  - -u 18 for both: with TCG, 128 x 64 KiB in flight take longer to drain than the default
-#    67 ms ACK timeout (-u 14): ~40 retransmissions per run, and bandwidth depended on how the
-#    retransmission timers lined up. -u 18 (~1.07 s): 1-3 per run. Every round prints them.
+#  - -u 18 for both: with the default 67 ms ACK timeout (-u 14) rdma_rxe counted ~40
+#    retransmissions per 3 s run of either tool, about one per timeout period (on this
+#    CPU-starved guest ACKs for a deep queue come later than that), and bandwidth depended on
+#    how the retransmission timers lined up. -u 18 (~1.07 s): 1-3 per run. Every round prints
+#    them.
 #  - -D 4: perftest's measurement window is then [1 s, 3 s] (its margin is duration/4 whole
 #    seconds; -D 3 has none and counts the start-up), ours [0.25 s, 4 s].
 #  - -Q 1 sets the CQ moderation explicitly (our default; perftest's is 100).
