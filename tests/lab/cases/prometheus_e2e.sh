@@ -12,7 +12,10 @@
 # lab, nothing else changed:
 #   baselines [1d]/[1w] offset 1h -> [3m] offset 1m; "current" latency :ok[15m] -> [1m],
 #   bandwidth :ok[15m] -> [2m] (a 1m window would hold 3 bandwidth results); group intervals
-#   1m/5m -> 5s; `for: 15m` of the three regression alerts -> 20s.
+#   1m/5m -> 5s; `for: 15m` of the three regression alerts -> 20s; the bandwidth regression
+#   fraction 0.8 -> 0.5: a 2-minute median of 6 write_bw results against 9 before it is not the
+#   shipped 15 m against a day, and lab bandwidth drifts by up to 1.5x within seconds
+#   (tests/lab/README.md), so at 0.8 it once fired on the healthy mesh (1 of 4 CI runs).
 #  1. healthy mesh (E2E_HEALTHY_SECONDS, 120): all targets up, every rule healthy, every mesh
 #     pair succeeded, the ghost fails with connect_refused; no alert fired except for the ghost,
 #     no regression alert was even pending (from the ALERTS history); pending alerts are listed;
@@ -158,12 +161,15 @@ for f in "$DASH"/rules/*.yml; do
     -e 's/\(latency_[a-z0-9]*_seconds:ok\)\[15m\]/\1[1m]/g; s/\(bandwidth_bytes_per_second:ok\)\[15m\]/\1[2m]/g' \
     -e 's/^\(    interval: \)[15]m$/\15s/' \
     -e '/alert: RxeProbe\(Bandwidth\|Latency\|LatencyP99\)Regression/,/labels:/ s/for: 15m /for: 20s /' \
+    -e 's/< 0\.8,  # param: bandwidth_regression_fraction/< 0.5,  # param: bandwidth_regression_fraction (lab)/' \
     "$f" >"$R/$(basename "$f")"
 done
 # The rewrite must have hit every window it is meant to shorten (a renamed window would leave a
 # day-long baseline and the alert could never fire here).
 ! grep -nE '\[1[dw]\]|offset 1h|:ok\[15m\]|interval: [15]m$' "$R"/*.yml || lab_fail "rule windows not all shortened"
 (($(grep -c 'for: 20s ' "$R/rxe_exporter.alerts.yml") == 3)) || lab_fail "regression alerts' for: not shortened"
+(($(grep -c 'bandwidth_regression_fraction (lab)' "$R/rxe_exporter.alerts.yml") == 2)) ||
+  lab_fail "bandwidth regression fraction not lowered"
 promtool check rules "$R"/*.yml >"$W/promtool.log" 2>&1 || lab_fail "shortened rules: $(cat "$W/promtool.log")"
 lab_log "rules copied, windows shortened: $(cat "$DASH"/rules/*.yml | diff - <(cat "$R"/*.yml) | grep -c '^>') lines changed"
 {
