@@ -39,6 +39,6 @@ struct RtrArgs {
 std::optional<ProbeFailure> QpToRtr(ibv_qp* qp, const RtrArgs& args);
 /// RTR -> RTS: local ACK timeout `timeout` (4.096 us x 2^timeout; perftest's
 /// default 14 = ~67 ms), retry_cnt 7, rnr_retry 7, max_rd_atomic 1.
-std::optional<ProbeFailure> QpToRts(ibv_qp* qp, uint32_t sq_psn, uint8_t timeout = 14);
+std::optional<ProbeFailure> QpToRts(ibv_qp* qp, uint32_t sq_psn, uint8_t timeout);
 
 }  // namespace rxe::probes::verbs

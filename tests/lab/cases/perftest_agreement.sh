@@ -50,80 +50,46 @@ LAT_ROUNDS=60
 GID=""
 PORT=18600
 
-# perftest_start TOOL SERVER_CPUS CLIENT_CPUS ARGS...: starts TOOL's server and, once it
-# listens, its client to $LAB_IP (each on its taskset list) in the background; outputs go to
-# $PT_OUT.*.txt.
-PT_OUT="" PT_SERVER="" PT_CLIENT=""
-perftest_start() {
-  local tool=$1 scpus=$2 ccpus=$3
-  shift 3
-  PORT=$((PORT + 1))
-  PT_OUT=$LAB_OUT/$tool.$PORT
-  taskset -c "$scpus" "$tool" -d "$LAB_RDMA_DEV" -x "$GID" -p "$PORT" -F "$@" >"$PT_OUT.server.txt" 2>&1 &
-  PT_SERVER=$!
-  lab_wait_listen "$PORT" 30 || lab_fail "$tool server did not start: $(cat "$PT_OUT.server.txt")"
-  timeout 120 taskset -c "$ccpus" "$tool" -d "$LAB_RDMA_DEV" -x "$GID" -p "$PORT" -F "$@" "$LAB_IP" \
-    >"$PT_OUT.client.txt" 2>&1 &
-  PT_CLIENT=$!
-}
-
-# perftest_value COLUMN: waits for the run perftest_start began (so not from a subshell of
-# its caller); sets PT_VALUE to column COLUMN of the result line (the one after the '#bytes'
-# header). Under TCG perftest sometimes cannot calibrate its cycle counter (r^2 < 0.9: "Can't
-# produce a report", t_typical "inf", BW average 0.00): such a run has no number and returns
-# 1, to be repeated. Other errors fail.
-PT_VALUE=""
-perftest_value() {
-  local col=$1 v="" out=$PT_OUT.client.txt rc=0
-  wait "$PT_CLIENT" || rc=$?
-  ((rc != 0)) || v=$(awk -v c="$col" '/^ *#bytes/ {getline; print $c; exit}' "$out")
-  lab_bg_wait "$PT_SERVER" 30 || true
-  if [[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$v" 'BEGIN {exit !(v > 0)}'; then
-    PT_VALUE=$v
-    return 0
-  fi
-  grep -qE "Can't produce a report|r\^2" "$out" || [[ $v == inf || $v =~ ^0(\.0+)?$ ]] ||
-    lab_fail "perftest client failed (status $rc, number '$v'): $(cat "$out")"
-  lab_log "$(basename "$PT_OUT") gave no number (cycle counter calibration under TCG)" >&2
-  return 1
-}
-
-# perftest TOOL COLUMN SERVER_CPUS CLIENT_CPUS ARGS...: one run of TOOL, repeated (up to 3 times) while it has no
-# number; prints the number.
+# perftest TOOL COLUMN SERVER_CPUS CLIENT_CPUS ARGS...: TOOL's server and, once it listens, its
+# client to $LAB_IP (each on its taskset list); prints column COLUMN of the client's result line
+# (the one after the '#bytes' header). Under TCG perftest sometimes cannot calibrate its cycle
+# counter (r^2 < 0.9: "Can't produce a report", t_typical "inf", BW average 0.00): such a run
+# has no number and is repeated (on a fresh port), up to 3 times. Other errors fail.
 perftest() {
-  local tool=$1 col=$2
-  shift 2
+  local tool=$1 col=$2 scpus=$3 ccpus=$4 out spid rc v
+  shift 4
   for _ in 1 2 3; do
-    perftest_start "$tool" "$@"
-    if perftest_value "$col"; then
-      echo "$PT_VALUE"
+    PORT=$((PORT + 1))
+    out=$LAB_OUT/$tool.$PORT
+    taskset -c "$scpus" "$tool" -d "$LAB_RDMA_DEV" -x "$GID" -p "$PORT" -F "$@" >"$out.server.txt" 2>&1 &
+    spid=$!
+    lab_wait_listen "$PORT" 30 || lab_fail "$tool server did not start: $(cat "$out.server.txt")"
+    rc=0 v=""
+    timeout 120 taskset -c "$ccpus" "$tool" -d "$LAB_RDMA_DEV" -x "$GID" -p "$PORT" -F "$@" "$LAB_IP" \
+      >"$out.client.txt" 2>&1 || rc=$?
+    ((rc != 0)) || v=$(awk -v c="$col" '/^ *#bytes/ {getline; print $c; exit}' "$out.client.txt")
+    lab_bg_wait "$spid" 30 || true
+    if [[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$v" 'BEGIN {exit !(v > 0)}'; then
+      echo "$v"
       return 0
     fi
+    grep -qE "Can't produce a report|r\^2" "$out.client.txt" || [[ $v == inf || $v =~ ^0(\.0+)?$ ]] ||
+      lab_fail "$tool client failed (status $rc, number '$v'): $(cat "$out.client.txt")"
+    lab_log "$(basename "$out") gave no number (cycle counter calibration under TCG)" >&2
   done
-  lab_fail "$tool: no number in 3 runs: $(tail -n 3 "$PT_OUT.client.txt")"
+  lab_fail "$tool: no number in 3 runs: $(tail -n 3 "$out.client.txt")"
 }
 
-# ours_run CPUS ARGS...: probe_once on CPUS, output to $LAB_OUT/ours.$PORT.txt (OURS_OUT).
-OURS_OUT=""
-ours_run() {
-  local cpus=$1
-  shift
-  OURS_OUT=$LAB_OUT/ours.$PORT.txt
+# ours FIELD CPUS ARGS...: one probe_once run on CPUS; prints FIELD= of its RESULT line.
+ours() {
+  local field=$1 cpus=$2 out
+  shift 2
+  PORT=$((PORT + 1))
+  out=$LAB_OUT/ours.$PORT.txt
   # perftest has no deadline; ours gets one close to the 120 s cap of each run.
   timeout 120 taskset -c "$cpus" "$P" --ip "$LAB_IP" -d "$LAB_RDMA_DEV" -x "$GID" --timeout 110 "$@" \
-    >"$OURS_OUT" 2>&1 || lab_fail "probe_once $* failed: $(cat "$OURS_OUT")"
-}
-
-# ours_field FIELD [FILE]: FIELD= of the RESULT line of probe_once's output.
-ours_field() { grep '^RESULT' "${2:-$OURS_OUT}" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-
-# ours FIELD CPUS ARGS...: one probe_once run; prints its FIELD.
-ours() {
-  local field=$1
-  shift
-  PORT=$((PORT + 1))
-  ours_run "$@"
-  ours_field "$field"
+    >"$out" 2>&1 || lab_fail "probe_once $* failed: $(cat "$out")"
+  grep '^RESULT' "$out" | tr ' ' '\n' | sed -n "s/^$field=//p"
 }
 
 # RC retransmission timeouts so far, reported per run (see the header).
@@ -160,7 +126,7 @@ for i in range(400):
 EOF
 }
 
-# The helpers below run in $(...) subshells, so main moves PORT on before each call: every
+# perftest and ours run in $(...) subshells, so main moves PORT on before each call: every
 # perftest run takes a fresh port (at most 3 per call).
 
 # bw_round I: one ours and one ib_write_bw run, one after the other (ours first in odd
