@@ -1,7 +1,5 @@
 #include "collectors/factory.h"
 
-#include "collectors/doctor_checks.h"
-
 namespace rxe::collectors {
 
 std::vector<std::unique_ptr<Collector>> MakeCollectors(const config::CollectorsConfig& cfg,
@@ -13,7 +11,6 @@ std::vector<std::unique_ptr<Collector>> MakeCollectors(const config::CollectorsC
   if (cfg.sysfs || !netlink_counters) out.push_back(NewSysfsCollector(cfg, sysfs_root));
   if (cfg.rtnetlink) out.push_back(NewRtnetlinkCollector(cfg));
   if (cfg.host) out.push_back(NewHostCollector(cfg, procfs_root));
-  out.push_back(NewDoctorCollector(cfg, sysfs_root, procfs_root));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <exception>
 
+#include "collectors/process_metrics.h"
 #include "common/log.h"
 #include "exporter/config_source.h"
 #include "exporter/notify.h"
@@ -25,7 +26,7 @@ Status App::Start() {
   if (!cfg.ok()) return cfg.error();
   auto web = LoadWebState(flags_.web_config_file);
   if (!web.ok()) return web.error();
-  auto set = CollectorSet::Build(*cfg, flags_.sysfs_path);
+  auto set = CollectorSet::Build(*cfg, flags_.sysfs_path, flags_.procfs_path);
   if (!set.ok()) return set.error();
 
   scraper_ = std::make_unique<Scraper>(std::move(set.value()));
@@ -112,7 +113,7 @@ Status App::DoReload() {
                            ": tls_server_config was added or removed; restart rxe_exporter to "
                            "switch between HTTP and HTTPS");
   }
-  auto set = CollectorSet::Build(*cfg, flags_.sysfs_path);
+  auto set = CollectorSet::Build(*cfg, flags_.sysfs_path, flags_.procfs_path);
   if (!set.ok()) return set.error();
   Status applied = probes_.ApplyConfig(*cfg);
   if (!applied.ok()) return applied.error().Wrap("applying the config to the probes");
@@ -178,6 +179,8 @@ std::string App::RenderMetrics() {
   std::vector<prometheus::MetricFamily> families;
   scraper_->Collect(families);
   AppendSelfMetrics(reload_status(), families);
+  // /proc/self, not --path.procfs: the exporter's own process, as client_golang reads it.
+  collectors::AppendProcessMetrics(collectors::ReadProcessSample("/proc"), families);
   try {
     for (auto& f : probes_.Collect()) families.push_back(std::move(f));
   } catch (const std::exception& e) {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "exporter/doctor_command.h"
+#include "doctor/doctor_command.h"
 #include "exporter/flags.h"
-#include "exporter/sweep_command.h"
+#include "sweep/sweep_command.h"
 
 namespace rxe::exporter {
 

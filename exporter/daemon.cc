@@ -16,6 +16,7 @@
 #include "exporter/config_source.h"
 #include "exporter/notify.h"
 #include "exporter/signals.h"
+#include "probes/probe_service.h"
 
 namespace rxe::exporter {
 namespace {
@@ -111,6 +112,13 @@ int RunConfigCheck(const Flags& flags) {
   auto cfg = LoadDaemonConfig(flags);
   if (!cfg.ok()) {
     std::cerr << cfg.error().message << "\n";
+    return 1;
+  }
+  // Every file the daemon reads at start: the key files too, so that a config
+  // that passes here does not then fail to start.
+  Status probes = probes::CheckProbeConfig(*cfg);
+  if (!probes.ok()) {
+    std::cerr << flags.config_file << ": " << probes.error().message << "\n";
     return 1;
   }
   auto web = LoadWebState(flags.web_config_file);

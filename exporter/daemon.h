@@ -10,8 +10,10 @@ namespace rxe::exporter {
 /// 0 after a clean shutdown, 1 if the daemon could not start.
 int RunDaemon(const Flags& flags);
 
-/// Validates --config.file (and --web.config.file). Prints "config OK" on
-/// stdout and returns 0, or prints the errors on stderr and returns 1.
+/// Validates --config.file (with its peer files and the psk files it names)
+/// and --web.config.file (with its TLS files): everything RunDaemon reads at
+/// start. Prints "config OK" on stdout and returns 0, or prints the errors
+/// on stderr and returns 1.
 int RunConfigCheck(const Flags& flags);
 
 }  // namespace rxe::exporter

@@ -36,6 +36,7 @@ void AddDaemonFlags(CLI::App& app, RawFlags& raw) {
                  "Maximum concurrent telemetry requests; more get 503 (0 = no limit)")
       ->default_str("4");
   app.add_option("--path.sysfs", raw.sysfs_path, "sysfs mount point")->default_str("/sys");
+  app.add_option("--path.procfs", raw.procfs_path, "procfs mount point")->default_str("/proc");
   app.add_option("--log.level", raw.log_level, "Log level: debug, info, warn, error")
       ->default_str("info");
   app.add_option("--log.format", raw.log_format, "Log format: logfmt, json")->default_str("logfmt");
@@ -91,6 +92,8 @@ Result<Flags> ValidateFlags(const RawFlags& raw) {
   f.web_config_file = raw.web_config_file;
   if (raw.sysfs_path.empty()) return Bad("--path.sysfs", "must not be empty");
   f.sysfs_path = raw.sysfs_path;
+  if (raw.procfs_path.empty()) return Bad("--path.procfs", "must not be empty");
+  f.procfs_path = raw.procfs_path;
   if (raw.max_requests < 0) {
     return Bad("--web.max-requests",
                "must be 0 (no limit) or more, got " + std::to_string(raw.max_requests));

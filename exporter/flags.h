@@ -27,6 +27,7 @@ struct RawFlags {
   std::string telemetry_path = "/metrics";
   std::string web_config_file;
   std::string sysfs_path = "/sys";
+  std::string procfs_path = "/proc";
   int max_requests = 4;
   std::string log_level = "info";
   std::string log_format = "logfmt";
@@ -44,6 +45,7 @@ struct Flags {
   std::string telemetry_path = "/metrics";
   std::string web_config_file;  // empty = no TLS, no basic auth
   std::string sysfs_path = "/sys";
+  std::string procfs_path = "/proc";  // host collector, doctor checks
   int max_requests = 4;  // concurrent telemetry requests; 0 = unlimited
   log::Level log_level = log::Level::kInfo;
   log::Format log_format = log::Format::kLogfmt;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "exporter/cli.h"
+#include "exporter/config_source.h"
 #include "exporter/daemon.h"
 
 int main(int argc, char** argv) {
@@ -19,9 +20,14 @@ int main(int argc, char** argv) {
     case Action::kRunDaemon:
       return rxe::exporter::RunDaemon(cl.flags);
     case Action::kSweep:
-      return rxe::exporter::sweep::RunSweepCommand(cl.sweep, cl.flags.sysfs_path);
-    case Action::kDoctor:
-      return rxe::exporter::doctor::RunDoctorCommand(cl.doctor, cl.flags);
+      return rxe::sweep::RunSweepCommand(cl.sweep, cl.flags.sysfs_path);
+    case Action::kDoctor: {
+      rxe::doctor::DoctorInputs in;
+      in.sysfs_root = cl.flags.sysfs_path;
+      in.procfs_root = cl.flags.procfs_path;
+      in.load_config = [&cl] { return rxe::exporter::LoadDaemonConfig(cl.flags); };
+      return rxe::doctor::RunDoctorCommand(cl.doctor, in);
+    }
   }
   return 1;
 }

@@ -9,6 +9,7 @@
 #include "collectors/factory.h"
 #include "collectors/metric_builder.h"
 #include "common/log.h"
+#include "doctor/doctor_collector.h"
 
 namespace rxe::exporter {
 
@@ -19,11 +20,13 @@ CollectorSet::CollectorSet(std::vector<std::unique_ptr<collectors::Collector>> c
     : collectors_(std::move(collectors)), devices_(std::move(devices)) {}
 
 Result<std::unique_ptr<CollectorSet>> CollectorSet::Build(const config::Config& cfg,
-                                                          const std::string& sysfs_root) {
+                                                          const std::string& sysfs_root,
+                                                          const std::string& procfs_root) {
   try {
     collectors::DeviceMatcher devices(cfg.devices.include, cfg.devices.exclude);
-    return std::make_unique<CollectorSet>(collectors::MakeCollectors(cfg.collectors, sysfs_root),
-                                          std::move(devices));
+    auto list = collectors::MakeCollectors(cfg.collectors, sysfs_root, procfs_root);
+    list.push_back(doctor::NewDoctorCollector(sysfs_root, procfs_root));
+    return std::make_unique<CollectorSet>(std::move(list), std::move(devices));
   } catch (const std::exception& e) {
     return Error::Make(ErrorCode::kInvalidArgument,
                        std::string("building collectors: ") + e.what());

@@ -21,10 +21,12 @@ class CollectorSet {
  public:
   CollectorSet(std::vector<std::unique_ptr<collectors::Collector>> collectors,
                collectors::DeviceMatcher devices);
-  /// collectors::MakeCollectors(cfg.collectors, sysfs_root) plus cfg.devices.
+  /// collectors::MakeCollectors(cfg.collectors, sysfs_root, procfs_root), then
+  /// the doctor collector (doctor::NewDoctorCollector), plus cfg.devices.
   /// Construction errors (exceptions from a collector, a bad regex) become errors.
   static Result<std::unique_ptr<CollectorSet>> Build(const config::Config& cfg,
-                                                     const std::string& sysfs_root);
+                                                     const std::string& sysfs_root,
+                                                     const std::string& procfs_root = "/proc");
 
   /// Runs every collector; a failing or throwing collector reports success 0
   /// and the others still contribute. Appends the self-metrics families.

@@ -41,6 +41,17 @@ Result<ProberEnv> EnvFrom(const config::Config& cfg, const StartOptions& o, Devi
 
 }  // namespace
 
+Status CheckProbeConfig(const config::Config& cfg) {
+  const StartOptions defaults;
+  auto env = EnvFrom(cfg, defaults, nullptr);
+  if (!env.ok()) return env.error();
+  if (cfg.responder.enabled) {
+    auto settings = ResponderSettingsFrom(cfg, defaults.responder_io_timeout);
+    if (!settings.ok()) return settings.error();
+  }
+  return Status::Ok();
+}
+
 struct ProbeService::Impl {
   StartOptions options;
   DeviceActivity activity;

@@ -23,6 +23,12 @@ struct StartOptions {
   std::chrono::milliseconds responder_io_timeout{5000};  // idle clients are dropped after this
 };
 
+/// What Start would read for `cfg`, without starting anything (for
+/// --config.check): prober.psk_file and, when the responder is enabled, its
+/// settings (responder.psk_file, listen addresses, the peers' ACL). The
+/// errors are the ones Start would return.
+Status CheckProbeConfig(const config::Config& cfg);
+
 class ProbeService {
  public:
   ProbeService();

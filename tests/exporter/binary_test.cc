@@ -66,6 +66,36 @@ TEST(Binary, ConfigCheck) {
   EXPECT_TRUE(Contains(err, web + ":2:10: basic_auth_users.alice: not a bcrypt hash")) << err;
 }
 
+// --config.check reads what the daemon reads at start, key files included:
+// a config that passes the check must not then fail to start.
+TEST(Binary, ConfigCheckLoadsTheKeyFiles) {
+  TempDir dir;
+  const std::string cfg = dir.File("c.yml");
+  WriteFile(cfg, testing::TestConfigYaml() + "prober:\n  psk_file: prober.key\n");
+  std::string out, err;
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 1);
+  EXPECT_EQ(out, "");
+  EXPECT_TRUE(Contains(err, cfg + ": prober.psk_file: ")) << err;
+  EXPECT_TRUE(Contains(err, dir.File("prober.key"))) << err;
+  // The daemon refuses the same config for the same reason.
+  EXPECT_EQ(RunBinary({"--config.file", cfg, "--web.listen-address=127.0.0.1:0"}, &out, &err), 1);
+  EXPECT_TRUE(Contains(err, "prober.psk_file")) << err;
+
+  WriteFile(dir.File("prober.key"), "secret\n");
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 0) << err;
+  EXPECT_EQ(out, "config OK\n");
+
+  // The responder's key is read only when the responder runs, as at start.
+  WriteFile(cfg, "responder:\n  enabled: false\n  psk_file: responder.key\n");
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 0) << err;
+  WriteFile(cfg, "responder:\n  psk_file: responder.key\n");
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 1);
+  EXPECT_TRUE(Contains(err, cfg + ": responder.psk_file: ")) << err;
+  WriteFile(dir.File("responder.key"), "");
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 1);
+  EXPECT_TRUE(Contains(err, "responder.psk_file")) << err;  // empty key
+}
+
 TEST(Binary, PortInUseExitsOne) {
   TempDir dir;
   WriteFile(dir.File("c.yml"), testing::TestConfigYaml());
@@ -85,6 +115,37 @@ TEST(Binary, PortInUseExitsOne) {
       err, "msg=\"cannot start\" err=\"cannot listen on " + addr + ": Address already in use\""))
       << err;
   close(fd);
+}
+
+// --path.procfs moves the host collector's /proc (the fixture has one CPU,
+// softirq 438 ticks); process_* still describe this daemon from /proc/self.
+TEST(Binary, PathProcfsAndProcessMetrics) {
+  TempDir dir;
+  WriteFile(dir.File("c.yml"), testing::TestConfigYaml());
+  Child child({"--config.file", dir.File("c.yml"), "--web.listen-address=127.0.0.1:0",
+               "--path.sysfs", std::string(RXE_FIXTURES_DIR) + "/sys", "--path.procfs",
+               std::string(RXE_FIXTURES_DIR) + "/process/proc"},
+              dir.path());
+  const int port = child.WaitForListenPort(10s);
+  ASSERT_GT(port, 0) << child.Stderr();
+  httplib::Client cli("127.0.0.1", port);
+  auto res = cli.Get("/metrics");
+  ASSERT_TRUE(res);
+  const std::string& m = res->body;
+  const std::string softirq =
+      "rxe_host_softirq_seconds_total{cpu=\"0\"} " +
+      std::to_string(438.0 / static_cast<double>(sysconf(_SC_CLK_TCK))).substr(0, 4);
+  EXPECT_TRUE(Contains(m, softirq)) << m;
+  EXPECT_FALSE(Contains(m, "rxe_host_softirq_seconds_total{cpu=\"1\"}")) << m;
+  for (const char* name : {"process_cpu_seconds_total ", "process_resident_memory_bytes ",
+                           "process_virtual_memory_bytes ", "process_virtual_memory_max_bytes ",
+                           "process_open_fds ", "process_max_fds ",
+                           "process_start_time_seconds "}) {
+    EXPECT_TRUE(Contains(m, std::string("\n") + name)) << name << "\n" << m;
+  }
+  EXPECT_TRUE(Contains(m, "# TYPE process_cpu_seconds_total counter")) << m;
+  kill(child.pid(), SIGTERM);
+  EXPECT_EQ(child.Wait(5s), 0);
 }
 
 class RunningBinary : public ::testing::Test {

@@ -1,5 +1,5 @@
-// Runs the collectors (collectors::MakeCollectors, the exporter's scrape
-// order) and prints the Prometheus exposition text of the last round on
+// Runs the collectors (collectors::MakeCollectors plus the doctor collector,
+// the exporter's scrape order) and prints the Prometheus exposition text of the last round on
 // stdout; per-collector status and timing go to stderr. Used by lab cases.
 //
 //   collect_once [--sysfs-root DIR] [--hw-counter-source auto|netlink|sysfs]
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "collectors/factory.h"
+#include "doctor/doctor_collector.h"
 
 namespace {
 
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
   }
 
   auto collectors = rxe::collectors::MakeCollectors(cfg, sysfs_root);
+  collectors.push_back(rxe::doctor::NewDoctorCollector(sysfs_root, "/proc"));
   std::map<std::string, Timing> timings;
   std::vector<prometheus::MetricFamily> families;
   bool failed = false;
