@@ -1,10 +1,23 @@
 #include "collectors/netlink_message.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string>
 
 namespace rxe::collectors::nl {
+namespace {
+
+// The kernel's errors are -errno, -4095..-1 (MAX_ERRNO). Anything else cannot be negated
+// safely (INT_MIN) or is no errno: a protocol error.
+int ErrnoFromNegated(int value) {
+  constexpr int kMaxErrno = 4095;
+  if (value == 0) return 0;
+  if (value < 0 && value >= -kMaxErrno) return -value;
+  return EPROTO;
+}
+
+}  // namespace
 
 Result<std::vector<const nlmsghdr*>> SplitMessages(std::span<const uint8_t> bytes) {
   std::vector<const nlmsghdr*> out;
@@ -36,13 +49,13 @@ std::optional<int> ControlMessageErrno(const nlmsghdr* nlh) {
     if (payload < sizeof(nlmsgerr)) return std::nullopt;
     nlmsgerr e;
     std::memcpy(&e, NLMSG_DATA(nlh), sizeof(e));
-    return -e.error;
+    return ErrnoFromNegated(e.error);
   }
   if (nlh->nlmsg_type == NLMSG_DONE) {
     if (payload < sizeof(int)) return 0;
     int err;
     std::memcpy(&err, NLMSG_DATA(nlh), sizeof(err));
-    return err < 0 ? -err : 0;
+    return err < 0 ? ErrnoFromNegated(err) : 0;
   }
   return std::nullopt;
 }

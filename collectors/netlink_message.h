@@ -24,7 +24,8 @@ inline bool IsControlMessage(const nlmsghdr* nlh) { return nlh->nlmsg_type < NLM
 
 /// For NLMSG_ERROR: the positive errno (0 for an ACK). For NLMSG_DONE: the
 /// positive errno of a failed dump if the payload carries one, else 0.
-/// nullopt for other types or a truncated error message.
+/// A value that is no negated errno (positive in NLMSG_ERROR, below -4095, INT_MIN)
+/// gives EPROTO. nullopt for other types or a truncated error message.
 std::optional<int> ControlMessageErrno(const nlmsghdr* nlh);
 
 }  // namespace rxe::collectors::nl

@@ -1,4 +1,5 @@
 #include "common/log.h"
+#include "common/log_caught.h"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -125,6 +126,13 @@ std::string FormatLine(Format format, std::string_view ts, Level level, std::str
 void Log(Level level, std::string_view msg, Fields fields) {
   if (!Enabled(level)) return;
   Logger()->info(FormatLine(static_cast<Format>(g_format.load()), Now(), level, msg, fields));
+}
+
+void CaughtError(std::string_view msg, const std::exception& e) noexcept {
+  try {
+    Error(msg, {{"err", e.what()}});
+  } catch (...) {  // NOLINT(bugprone-empty-catch): nothing left to report with
+  }
 }
 
 }  // namespace rxe::log

@@ -1,9 +1,5 @@
 #include "config/loader.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <set>
 
 #include "config/diagnostics.h"
@@ -32,6 +28,23 @@ void CheckPeerRefs(const Config& cfg, const std::vector<PeerRef>& refs, const Si
   }
 }
 
+// Every (module, peer) pair is scheduled and exported (PairsFrom in probes/): cap them.
+void CheckPairCount(const Config& cfg, const YAML::Node& modules, const Sink& sink) {
+  std::set<std::string> all;
+  for (const Peer& p : AllPeers(cfg)) all.insert(p.name);
+  uint64_t pairs = 0;
+  for (const auto& [name, m] : cfg.modules) pairs += m.peers.empty() ? all.size() : m.peers.size();
+  if (pairs <= cfg.prober.max_pairs) return;
+  sink.Error(modules, "modules",
+             std::to_string(cfg.modules.size()) + " modules x " + std::to_string(all.size()) +
+                 " peers make " + std::to_string(pairs) +
+                 " (module, peer) pairs, above prober.max_pairs " +
+                 std::to_string(cfg.prober.max_pairs) +
+                 "; each pair exports about 44 series (~3.3 KB per scrape): list fewer peers in "
+                 "the modules' peers or raise prober.max_pairs (at most " +
+                 std::to_string(kMaxMaxPairs) + ")");
+}
+
 void ResolvePsk(const std::string& dir, std::string* psk_file) {
   if (!psk_file->empty()) *psk_file = ResolveAgainst(dir, *psk_file);
 }
@@ -57,48 +70,13 @@ void Parse(const std::string& yaml, const Sink& sink, Config* cfg) {
 
   ReadPeerFiles(*cfg, sink.diag, &cfg->file_peers);
   CheckPeerRefs(*cfg, refs, sink);
+  CheckPairCount(*cfg, section("modules"), sink);
   const std::string dir = DirName(cfg->source_file);
   ResolvePsk(dir, &cfg->responder.psk_file);
   ResolvePsk(dir, &cfg->prober.psk_file);
 }
 
 }  // namespace
-
-Result<std::string> ReadTextFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::FromErrno(errno, "open " + path);
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return Error::FromErrno(err, "read " + path);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return out;
-}
-
-bool ParseYamlText(const std::string& text, const Sink& sink, YAML::Node* out) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::ParserException& e) {
-    sink.Error(e.mark, "", "invalid YAML: " + e.msg);
-    return false;
-  }
-  if (docs.size() > 1) {
-    sink.Error(docs[1], "", "more than one YAML document; the file must hold a single document");
-    return false;
-  }
-  *out = docs.empty() ? YAML::Node() : docs[0];
-  return true;
-}
 
 std::string DirName(const std::string& file) {
   const size_t slash = file.rfind('/');

@@ -76,12 +76,18 @@ struct ResponderConfig {
   uint32_t max_message_bytes = 4096;       // control message cap
 };
 
+/// Default cap on (module, peer) pairs: each pair exports about 44 series (~3.3 KB of
+/// /metrics text), so 1000 pairs are ~44,000 series and ~3.3 MB per scrape.
+inline constexpr uint32_t kDefaultMaxPairs = 1000;
+inline constexpr uint32_t kMaxMaxPairs = 100000;
+
 struct ProberConfig {
   uint32_t max_concurrent = 2;               // probes at once, all devices
   uint32_t max_bandwidth_per_device = 1;     // bandwidth probes at once per local device
   uint64_t byte_budget_per_second = 0;       // 0 = unlimited; average probe bytes/s
   std::string psk_file;                      // key presented to peers; empty = none
   uint32_t history_per_pair = 20;            // results kept for the /debug/probes view
+  uint32_t max_pairs = kDefaultMaxPairs;      // (module, peer) pairs; more is a config error
 };
 
 struct Config {

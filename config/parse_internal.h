@@ -21,10 +21,16 @@ struct PeerRef {
   std::string path;
 };
 
-/// Reads a whole file; "open PATH: <strerror>" / "read PATH: <strerror>" on failure.
+/// Largest config or peer file read (1 MiB: about 20,000 peers of a peer file; yaml-cpp
+/// parses it in well under a second, so a reload never holds up the daemon's main loop).
+inline constexpr size_t kMaxYamlFileBytes = 1u << 20;
+
+/// Reads a whole file of at most kMaxYamlFileBytes; "open PATH: <strerror>" /
+/// "read PATH: <strerror>" / "PATH: file is larger than ..." on failure.
 Result<std::string> ReadTextFile(const std::string& path);
-/// Parses one YAML document (empty text = null node). Syntax errors and extra
-/// documents are reported to `sink`; returns false then.
+/// Parses one YAML document (empty text = null node). Syntax errors, text above
+/// kMaxYamlFileBytes and extra documents are reported to `sink`; returns false then.
+/// Never calls YAML::LoadAll, which loops forever on some invalid input (yaml-cpp 0.7, e.g. ",").
 bool ParseYamlText(const std::string& text, const Sink& sink, YAML::Node* out);
 /// Directory of `file` ("" when it has none); `p` made relative to `dir` unless absolute.
 std::string DirName(const std::string& file);

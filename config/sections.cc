@@ -120,7 +120,7 @@ void ParseResponder(const YAML::Node& node, const Sink& sink, ResponderConfig* o
 void ParseProber(const YAML::Node& node, const Sink& sink, ProberConfig* out) {
   static const std::vector<std::string> kKeys{"max_concurrent", "max_bandwidth_per_device",
                                               "byte_budget_per_second", "psk_file",
-                                              "history_per_pair"};
+                                              "history_per_pair", "max_pairs"};
   MapReader r(node, "prober", sink, &kKeys);
   if (!r.ok()) return;
   (void)GetUintAs(r, "max_concurrent", 1, 64, &out->max_concurrent);
@@ -128,6 +128,7 @@ void ParseProber(const YAML::Node& node, const Sink& sink, ProberConfig* out) {
   (void)GetBytesAs(r, "byte_budget_per_second", 0, 100 * kGiB, &out->byte_budget_per_second);
   (void)GetString(r, "psk_file", &out->psk_file);
   (void)GetUintAs(r, "history_per_pair", 0, 1000, &out->history_per_pair);
+  (void)GetUintAs(r, "max_pairs", 1, kMaxMaxPairs, &out->max_pairs);
 }
 
 void ParsePeerFilePatterns(const YAML::Node& node, const Sink& sink,

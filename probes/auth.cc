@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 #include "common/log.h"
 
@@ -16,6 +17,12 @@ namespace rxe::probes::auth {
 namespace {
 
 constexpr size_t kMaxKeyFileBytes = 64 * 1024;
+
+std::string ModeText(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
 
 }  // namespace
 
@@ -25,11 +32,33 @@ std::string_view ContextString(Direction d) {
 }
 
 Result<std::string> LoadPsk(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the key is read
+  // from the file named, not from wherever a symbolic link points.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0 && errno == ELOOP) {
+    return Error::Make(ErrorCode::kInvalidArgument,
+                       "psk_file " + path + " is a symbolic link; name the key file itself");
+  }
   if (fd < 0) return Error::FromErrno(errno, "open psk_file " + path);
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    log::Warn("psk_file is accessible by group/others; chmod 600 it", {{"path", path}});
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Error::FromErrno(err, "stat psk_file " + path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error::Make(ErrorCode::kInvalidArgument,
+                       "psk_file " + path + " is not a regular file (a FIFO, device or directory)");
+  }
+  if ((st.st_mode & S_IRWXO) != 0) {
+    ::close(fd);
+    return Error::Make(ErrorCode::kInvalidArgument,
+                       "psk_file " + path + " is accessible by others (mode " +
+                           ModeText(st.st_mode) + "); chmod 600 it");
+  }
+  if ((st.st_mode & S_IRWXG) != 0) {
+    log::Warn("psk_file is accessible by its group; chmod 600 it", {{"path", path}});
   }
   std::string key;
   char buf[4096];

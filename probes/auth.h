@@ -23,7 +23,9 @@ std::string_view ContextString(Direction d);
 
 /// Reads a key file: the file content is the key; trailing CR/LF characters
 /// are stripped (files written with `echo`). Errors if the file is unreadable,
-/// empty (after stripping) or larger than 64 KiB.
+/// empty (after stripping), larger than 64 KiB, not a regular file (a FIFO
+/// would block the start), a symbolic link, or accessible by others (any of
+/// the mode's o bits; group access only logs a warning). Never blocks.
 Result<std::string> LoadPsk(const std::string& path);
 
 /// HMAC-SHA256(key, context || client_nonce || responder_nonce).

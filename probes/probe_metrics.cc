@@ -144,12 +144,20 @@ std::vector<MetricFamily> BuildProbeFamilies(const ResultStore& results, const S
         static_cast<double>(c.deferred_budget));
   f.Add("rxe_prober_deferred_total", deferred_help, MetricType::Counter, {{"reason", "concurrency"}},
         static_cast<double>(c.deferred_concurrency));
+  f.Add("rxe_prober_internal_errors_total",
+        "Exceptions (e.g. out of memory) caught in a probe worker or the probe scheduler; the "
+        "scheduler went on.",
+        MetricType::Counter, {}, static_cast<double>(c.internal_errors));
   if (c.responder) {
     const ResponderStats& r = *c.responder;
     f.Add("rxe_responder_sessions_total", "Probe sessions accepted by the responder.",
           MetricType::Counter, {}, static_cast<double>(r.sessions_total));
     f.Add("rxe_responder_active_sessions", "Probe sessions the responder is serving now.",
           MetricType::Gauge, {}, static_cast<double>(r.active_sessions));
+    f.Add("rxe_responder_internal_errors_total",
+          "Exceptions (e.g. out of memory) caught in the responder's accept loop or a connection "
+          "thread; the responder went on.",
+          MetricType::Counter, {}, static_cast<double>(r.internal_errors));
     for (const auto& [reason, n] : r.rejections) {
       f.Add("rxe_responder_rejections_total",
             "Control connections the responder refused, by reason.", MetricType::Counter,

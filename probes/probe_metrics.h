@@ -20,6 +20,7 @@ struct ServiceCounters {
   uint64_t deferred_concurrency = 0;
   uint64_t deferred_budget = 0;
   std::optional<ResponderStats> responder;  // nullopt: responder disabled
+  uint64_t internal_errors = 0;  // SchedulerRunner::InternalErrors()
 };
 
 std::vector<prometheus::MetricFamily> BuildProbeFamilies(const ResultStore& results,

@@ -183,6 +183,7 @@ std::vector<prometheus::MetricFamily> ProbeService::Collect() const {
     if (d.runner) {
       c.deferred_budget = d.runner->Deferred(DeferReason::kBudget);
       c.deferred_concurrency = d.runner->Deferred(DeferReason::kConcurrency);
+      c.internal_errors = d.runner->InternalErrors();
     }
     if (d.responder && d.responder->running()) c.responder = d.responder->Stats();
   }

@@ -133,13 +133,10 @@ ProbeResult<std::unique_ptr<RdmaSession>> RdmaSession::Create(const SessionParam
   if (!c.pd) return Errno("ibv_alloc_pd");
   c.buffer = verbs::AllocateBuffer(shape.buffer_bytes);
   if (!c.buffer) return Errno("allocate probe buffer");
-  // Client: LOCAL_WRITE only, plus REMOTE_WRITE for write_lat where the peer
-  // writes its pongs into our buffer. Responder: REMOTE_WRITE|LOCAL_WRITE.
-  // Never REMOTE_READ.
+  // LOCAL_WRITE, plus REMOTE_WRITE only where the peer writes into this buffer
+  // (PeerWritesHere). Never REMOTE_READ.
   c.mr_access = IBV_ACCESS_LOCAL_WRITE;
-  if (role == Role::kResponder || params.type == ProbeType::kWriteLat) {
-    c.mr_access |= IBV_ACCESS_REMOTE_WRITE;
-  }
+  if (PeerWritesHere(params.type, role)) c.mr_access |= IBV_ACCESS_REMOTE_WRITE;
   c.mr.reset(
       ibv_reg_mr(c.pd.get(), c.buffer.get(), shape.buffer_bytes, static_cast<int>(c.mr_access)));
   if (!c.mr) {

@@ -15,6 +15,11 @@ bool ValidMtu(uint32_t mtu) {
 
 }  // namespace
 
+bool PeerWritesHere(config::ProbeType type, Role role) {
+  return type == config::ProbeType::kWriteLat ||
+         (type == config::ProbeType::kWriteBw && role == Role::kResponder);
+}
+
 std::variant<SessionShape, std::string> ShapeSession(const SessionParams& p, Role role,
                                                      uint64_t max_buffer_bytes) {
   if (p.size == 0) return std::string("size must be >= 1");

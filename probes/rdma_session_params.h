@@ -29,6 +29,11 @@ struct SessionShape {
   uint64_t buffer_bytes = 0;  // 2 regions: [receive | send]
 };
 
+/// Whether the peer RDMA-writes into this side's buffer: write_bw's responder and both
+/// sides of write_lat. Only then is the buffer registered (and the QPs set up) with
+/// IBV_ACCESS_REMOTE_WRITE; send types move data with SEND/RECV and need no remote access.
+bool PeerWritesHere(config::ProbeType type, Role role);
+
 /// The shape for `params` on side `role`, or a message saying what is invalid
 /// (including a buffer larger than `max_buffer_bytes`).
 std::variant<SessionShape, std::string> ShapeSession(const SessionParams& params, Role role,

@@ -6,8 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <thread>
 
 #include "common/log.h"
+#include "common/log_caught.h"
 #include "probes/responder_session.h"
 
 namespace rxe::probes {
@@ -17,6 +20,9 @@ constexpr int kBacklog = 16;
 constexpr int kPollMs = 50;
 constexpr auto kRejectSendTimeout = std::chrono::milliseconds(200);
 constexpr auto kLinger = std::chrono::seconds(1);
+// Rejected strangers whose sockets are drained (so the REJECT is not lost to a TCP reset);
+// beyond this many the oldest is closed at once.
+constexpr size_t kMaxDrainingStrangers = 64;
 
 Result<control::Fd> Listen(const ListenAddress& la) {
   sockaddr_storage ss{};
@@ -169,51 +175,87 @@ void Responder::AcceptLoop() {
   std::vector<pollfd> pfds;
   for (const auto& l : listeners_) pfds.push_back(pollfd{l.get(), POLLIN, 0});
   while (!shared_->stop.load()) {
-    ReapFinished(false);
-    int rc = ::poll(pfds.data(), pfds.size(), kPollMs);
-    if (rc <= 0) continue;
-    for (auto& p : pfds) {
-      if ((p.revents & POLLIN) == 0) continue;
-      sockaddr_storage remote{};
-      socklen_t len = sizeof remote;
-      control::Fd fd(::accept4(p.fd, reinterpret_cast<sockaddr*>(&remote), &len,
-                               SOCK_NONBLOCK | SOCK_CLOEXEC));
-      if (!fd.valid()) continue;  // EAGAIN, ECONNABORTED, EMFILE: try again next round
-      control::PrepareSocket(fd.get());
-      auto settings = shared_->Settings();
-      // Not-allowed sources are rejected by a handler thread too (bounded by the
-      // cap below), so the REJECT is delivered without stalling this loop.
-      bool allowed = settings->acl.Allows(remote);
-      bool over = false;
-      {
-        std::lock_guard<std::mutex> lock(shared_->mu);
-        over = shared_->handshakes >= settings->max_sessions + settings->extra_handshakes;
-        if (!over) ++shared_->handshakes;
+    try {
+      ReapFinished(false);
+      DrainStrangers(false);
+      int rc = ::poll(pfds.data(), pfds.size(), kPollMs);
+      if (rc <= 0) continue;
+      for (auto& p : pfds) {
+        if ((p.revents & POLLIN) != 0) AcceptOne(p.fd);
       }
-      if (over) {
-        RejectConnection(*shared_, fd.get(), control::RejectReason::kBusy, "too many connections",
-                         /*linger=*/false);
-        continue;
-      }
-      auto finished = std::make_shared<std::atomic<bool>>(false);
-      auto conn = std::make_shared<control::Fd>(std::move(fd));
-      auto shared = shared_;
-      try {
-        handlers_.push_back(Handler{std::thread([shared, conn, remote, finished, allowed] {
-                                      ServeConnection(*shared, std::move(*conn), remote, allowed);
-                                      {
-                                        std::lock_guard<std::mutex> lock(shared->mu);
-                                        --shared->handshakes;
-                                      }
-                                      finished->store(true);
-                                    }),
-                                    finished});
-      } catch (const std::exception& e) {
-        log::Error("responder: cannot start connection thread", {{"err", e.what()}});
-        std::lock_guard<std::mutex> lock(shared_->mu);
-        --shared_->handshakes;
-      }
+    } catch (const std::exception& e) {  // e.g. std::bad_alloc: would std::terminate the daemon
+      shared_->CountInternalError();
+      log::CaughtError("responder: accept loop failed; going on", e);
+      std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
     }
+  }
+  DrainStrangers(true);
+}
+
+void Responder::AcceptOne(int listener) {
+  sockaddr_storage remote{};
+  socklen_t len = sizeof remote;
+  control::Fd fd(::accept4(listener, reinterpret_cast<sockaddr*>(&remote), &len,
+                           SOCK_NONBLOCK | SOCK_CLOEXEC));
+  if (!fd.valid()) return;  // EAGAIN, ECONNABORTED, EMFILE: try again next round
+  control::PrepareSocket(fd.get());
+  auto settings = shared_->Settings();
+  if (!settings->acl.Allows(remote)) {
+    // Strangers never get a handler thread nor a handshake slot: REJECT at once (an
+    // empty socket buffer takes it without blocking), then a bounded drain here.
+    log::Debug("responder rejected a session", {{"remote", control::AddressToString(remote)},
+                                                {"reason", "not_allowed"}});
+    RejectConnection(*shared_, fd.get(), control::RejectReason::kNotAllowed,
+                     "source address not allowed", /*linger=*/false);
+    ::shutdown(fd.get(), SHUT_WR);
+    if (strangers_.size() >= kMaxDrainingStrangers) strangers_.erase(strangers_.begin());  // oldest
+    strangers_.push_back(Stranger{std::move(fd), Clock::now() + kLinger});
+    return;
+  }
+  bool over = false;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    over = shared_->handshakes >= settings->max_sessions + settings->extra_handshakes;
+    if (!over) ++shared_->handshakes;
+  }
+  if (over) {
+    RejectConnection(*shared_, fd.get(), control::RejectReason::kBusy, "too many connections",
+                     /*linger=*/false);
+    return;
+  }
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  auto conn = std::make_shared<control::Fd>(std::move(fd));
+  auto shared = shared_;
+  try {
+    handlers_.push_back(Handler{std::thread([shared, conn, remote, finished] {
+                                  ServeConnection(*shared, std::move(*conn), remote);
+                                  {
+                                    std::lock_guard<std::mutex> lock(shared->mu);
+                                    --shared->handshakes;
+                                  }
+                                  finished->store(true);
+                                }),
+                                finished});
+  } catch (const std::exception& e) {
+    shared_->CountInternalError();
+    log::CaughtError("responder: cannot start connection thread", e);
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    --shared_->handshakes;
+  }
+}
+
+void Responder::DrainStrangers(bool all) {
+  const auto now = Clock::now();
+  char buf[512];
+  for (auto it = strangers_.begin(); it != strangers_.end();) {
+    bool done = all || now >= it->deadline;
+    while (!done) {
+      const ssize_t n = ::recv(it->fd.get(), buf, sizeof buf, 0);
+      if (n > 0) continue;
+      done = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+      break;
+    }
+    it = done ? strangers_.erase(it) : std::next(it);
   }
 }
 

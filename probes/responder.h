@@ -4,9 +4,12 @@
 // malformed connection never disturbs a concurrent good session.
 //
 // Admission: source address must be a configured peer's or inside
-// allowed_cidrs; optional PSK mutual authentication; at most max_sessions
-// sessions (excess: REJECT busy); per-message size cap; per-session buffer cap;
-// session lifetime cap; per-read I/O timeout for idle clients.
+// allowed_cidrs, checked by the accept thread before anything else (a stranger
+// gets REJECT not_allowed at once and never takes a handler thread or a slot,
+// so strangers cannot starve allowed peers); optional PSK mutual
+// authentication; at most max_sessions sessions (excess: REJECT busy);
+// per-message size cap; per-session buffer cap; session lifetime cap; HELLO
+// within hello_timeout; per-read I/O timeout for idle clients.
 #pragma once
 
 #include <atomic>
@@ -38,6 +41,9 @@ struct ResponderSettings {
   uint32_t max_message_bytes = control::kDefaultMaxMessageBytes;
   /// Each read during the handshake must complete within this.
   Clock::duration io_timeout = std::chrono::seconds(5);
+  /// The HELLO must arrive within this after the connection is accepted (at most
+  /// io_timeout): a silent allowed client holds a handshake slot no longer.
+  Clock::duration hello_timeout = std::chrono::seconds(2);
   /// Connections allowed in the handshake phase beyond max_sessions.
   uint32_t extra_handshakes = 4;
 };
@@ -51,6 +57,8 @@ struct ResponderStats {
   uint64_t sessions_total = 0;
   uint64_t active_sessions = 0;
   std::map<control::RejectReason, uint64_t> rejections;  // every reason present
+  /// Exceptions (e.g. std::bad_alloc) caught in the accept loop or a connection thread.
+  uint64_t internal_errors = 0;
 };
 
 class Responder {
@@ -81,6 +89,10 @@ class Responder {
 
  private:
   void AcceptLoop();
+  void AcceptOne(int listener);
+  /// Reads and discards what rejected strangers still send; closes them at EOF or
+  /// after their linger deadline (`all`: closes every one).
+  void DrainStrangers(bool all);
   void ReapFinished(bool all);
 
   std::shared_ptr<Shared> shared_;
@@ -92,6 +104,11 @@ class Responder {
     std::shared_ptr<std::atomic<bool>> finished;
   };
   std::vector<Handler> handlers_;  // accept thread only (and Stop after it exits)
+  struct Stranger {
+    control::Fd fd;
+    Clock::time_point deadline;
+  };
+  std::vector<Stranger> strangers_;  // accept thread only
 };
 
 }  // namespace rxe::probes

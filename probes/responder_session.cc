@@ -8,11 +8,13 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "common/log.h"
+#include "common/log_caught.h"
 #include "probes/auth.h"
 #include "probes/rdma_session_params.h"
 
@@ -45,7 +47,7 @@ class Connection {
     }
     if (activity_token_ != 0 && shared_.activity != nullptr) shared_.activity->Exit(activity_token_);
   }
-  void Serve(bool allowed);
+  void Serve();
 
  private:
   Clock::time_point IoDeadline() const { return Clock::now() + settings_->io_timeout; }
@@ -134,15 +136,9 @@ bool Connection::Authenticate(const control::Nonce& client_nonce) {
   return true;
 }
 
-void Connection::Serve(bool allowed) {
-  if (!allowed) {
-    // Read (and ignore) whatever the client sends first, so the REJECT is
-    // delivered; every outcome counts as not_allowed.
-    (void)control::ReceiveMessage(fd_.get(), settings_->max_message_bytes, IoDeadline(), &shared_.stop);
-    Reject(RejectReason::kNotAllowed, "source address not allowed");
-    return;
-  }
-  auto hello = Expect<control::Hello>(IoDeadline(), /*hello=*/true);
+void Connection::Serve() {
+  const auto hello_deadline = start_ + std::min(settings_->hello_timeout, settings_->io_timeout);
+  auto hello = Expect<control::Hello>(hello_deadline, /*hello=*/true);
   if (!hello) return;
   const SessionParams& p = hello->params;
   if (p.size > settings_->max_buffer_bytes) {
@@ -279,14 +275,13 @@ void Connection::ServeProbe(RdmaSession& session, Clock::time_point session_dead
 
 }  // namespace
 
-void ServeConnection(Responder::Shared& shared, control::Fd fd, const sockaddr_storage& remote,
-                     bool allowed) {
+void ServeConnection(Responder::Shared& shared, control::Fd fd, const sockaddr_storage& remote) {
   try {
     Connection c(shared, std::move(fd), remote);
-    c.Serve(allowed);
+    c.Serve();
   } catch (const std::exception& e) {
-    log::Error("responder connection failed", {{"remote", control::AddressToString(remote)},
-                                               {"err", e.what()}});
+    shared.CountInternalError();
+    log::CaughtError("responder connection failed", e);
   }
 }
 

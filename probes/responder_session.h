@@ -46,17 +46,18 @@ struct Responder::Shared {
     std::lock_guard<std::mutex> lock(mu);
     --stats.active_sessions;
   }
+  void CountInternalError() {
+    std::lock_guard<std::mutex> lock(mu);
+    ++stats.internal_errors;
+  }
   void CountSession() {
     std::lock_guard<std::mutex> lock(mu);
     ++stats.sessions_total;
   }
 };
 
-/// Serves one accepted connection until it ends; `allowed` = the source
-/// passed the ACL (if not, the client's HELLO is read and REJECT not_allowed
-/// is sent). Never throws.
-void ServeConnection(Responder::Shared& shared, control::Fd fd, const sockaddr_storage& remote,
-                     bool allowed);
+/// Serves one accepted connection from an allowed source until it ends. Never throws.
+void ServeConnection(Responder::Shared& shared, control::Fd fd, const sockaddr_storage& remote);
 
 /// Sends REJECT (best effort, short deadline) and counts it. With `linger`,
 /// half-closes and drains what the client still sends (up to ~1 s), so the

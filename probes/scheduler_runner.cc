@@ -1,9 +1,12 @@
 #include "probes/scheduler_runner.h"
 
 #include "common/log.h"
+#include "common/log_caught.h"
 
 namespace rxe::probes {
 namespace {
+
+constexpr auto kRetryAfterError = std::chrono::seconds(1);
 
 /// Bytes a finished probe moved, charged to the byte budget.
 uint64_t MovedBytes(const ProbeOutcome& o) {
@@ -136,24 +139,26 @@ void SchedulerRunner::Launch(const PairKey& key) {
     core_.Finished(key, Clock::now(), "", 0);
     return;
   }
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  auto body = [this, pair = it->second, key, done] {
-    ProbeOutcome out;
-    try {
-      out = run_(pair.module, pair.peer, cancel_);
-      if (!out.cancelled) sink_(out);
-    } catch (const std::exception& e) {  // no exception leaves a thread
-      log::Error("probe worker failed", {{"err", e.what()}});
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    core_.Finished(key, Clock::now(), out.device, MovedBytes(out));
-    done->store(true);
-    cv_.notify_all();
-  };
   try {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    auto body = [this, pair = it->second, key, done] {
+      ProbeOutcome out;
+      try {
+        out = run_(pair.module, pair.peer, cancel_);
+        if (!out.cancelled) sink_(out);
+      } catch (const std::exception& e) {  // no exception leaves a thread
+        ++internal_errors_;
+        log::CaughtError("probe worker failed", e);
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      core_.Finished(key, Clock::now(), out.device, MovedBytes(out));
+      done->store(true);
+      cv_.notify_all();
+    };
     workers_.push_back(Worker{std::thread(std::move(body)), done});
   } catch (const std::exception& e) {
-    log::Error("cannot start probe thread", {{"err", e.what()}});
+    ++internal_errors_;
+    log::CaughtError("cannot start probe thread", e);
     core_.Finished(key, Clock::now(), "", 0);
   }
 }
@@ -161,10 +166,16 @@ void SchedulerRunner::Launch(const PairKey& key) {
 void SchedulerRunner::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
-    ReapFinished();
-    auto now = Clock::now();
-    for (const auto& key : core_.Due(now)) Launch(key);
-    cv_.wait_until(lock, core_.NextWakeup(now));
+    try {
+      ReapFinished();
+      auto now = Clock::now();
+      for (const auto& key : core_.Due(now)) Launch(key);
+      cv_.wait_until(lock, core_.NextWakeup(now));
+    } catch (const std::exception& e) {  // e.g. std::bad_alloc: would std::terminate the daemon
+      ++internal_errors_;
+      log::CaughtError("probe scheduler failed; retrying in 1 s", e);
+      cv_.wait_for(lock, kRetryAfterError, [this] { return stop_; });
+    }
   }
 }
 

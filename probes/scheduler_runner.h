@@ -52,6 +52,9 @@ class SchedulerRunner {
   /// Cancels running probes without waiting; Stop() joins.
   void RequestStop();
   uint64_t Deferred(DeferReason r) const;
+  /// Exceptions (std::bad_alloc, ...) caught in a probe worker or the dispatcher loop;
+  /// each was logged, and the loop went on.
+  uint64_t InternalErrors() const { return internal_errors_.load(); }
 
  private:
   void Loop();
@@ -66,6 +69,7 @@ class SchedulerRunner {
   std::map<PairKey, ScheduledPair> pairs_;
   bool stop_ = false;
   std::atomic<bool> cancel_{false};
+  std::atomic<uint64_t> internal_errors_{0};
   std::thread dispatcher_;
   struct Worker {
     std::thread thread;

@@ -7,6 +7,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 
+#include <climits>
 #include <cstring>
 
 #include "collectors/netlink_message.h"
@@ -83,6 +84,29 @@ TEST(SplitMessagesTest, DoneCarriesDumpError) {
   EXPECT_EQ(ControlMessageErrno(h), EINTR);
   h->nlmsg_type = RTM_NEWLINK;
   EXPECT_FALSE(ControlMessageErrno(h).has_value());
+}
+
+// Negating INT_MIN was undefined behaviour (UBSan: "negation of -2147483648").
+TEST(SplitMessagesTest, ErrorValuesThatAreNoErrnoAreProtocolErrors) {
+  std::vector<uint8_t> msg(NLMSG_LENGTH(sizeof(nlmsgerr)));
+  auto* h = reinterpret_cast<nlmsghdr*>(msg.data());
+  h->nlmsg_len = static_cast<uint32_t>(msg.size());
+  for (uint16_t type : {uint16_t{NLMSG_ERROR}, uint16_t{NLMSG_DONE}}) {
+    h->nlmsg_type = type;
+    for (int value : {INT_MIN, -4096}) {
+      std::memcpy(NLMSG_DATA(h), &value, sizeof value);
+      EXPECT_EQ(ControlMessageErrno(h), EPROTO) << type << " " << value;
+    }
+    const int max_errno = -4095;
+    std::memcpy(NLMSG_DATA(h), &max_errno, sizeof max_errno);
+    EXPECT_EQ(ControlMessageErrno(h), 4095) << type;
+  }
+  h->nlmsg_type = NLMSG_ERROR;
+  const int positive = INT_MAX;
+  std::memcpy(NLMSG_DATA(h), &positive, sizeof positive);
+  EXPECT_EQ(ControlMessageErrno(h), EPROTO);
+  h->nlmsg_type = NLMSG_DONE;
+  EXPECT_EQ(ControlMessageErrno(h), 0);  // a positive dump result is no error
 }
 
 TEST(NetlinkSocketTest, RouteDoitDumpAndKernelError) {

@@ -19,7 +19,7 @@ const InvalidCase kCases[] = {
     // YAML structure
     {"invalid-syntax.yml", "invalid-syntax.yml:3:1: invalid YAML: end of sequence flow not found"},
     {"invalid-multiple-documents.yml",
-     "invalid-multiple-documents.yml:4:1: more than one YAML document; the file must hold a "
+     "invalid-multiple-documents.yml:3:1: more than one YAML document; the file must hold a "
      "single document"},
     {"invalid-top-level-list.yml",
      "invalid-top-level-list.yml:1:1: must be a map of sections (devices, collectors, responder, "
@@ -136,6 +136,13 @@ const InvalidCase kCases[] = {
      "invalid-module-unknown-key.yml:4:5: modules.bw.qp: unknown key; allowed keys: type, "
      "interval, timeout, peers, device, size, mtu, qps, post_list, cq_moderation, tx_depth, "
      "inline_size, duration, iterations, gid_index, qp_timeout"},
+    {"invalid-max-pairs.yml",
+     "invalid-max-pairs.yml:8:3: modules: 2 modules x 3 peers make 5 (module, peer) pairs, above "
+     "prober.max_pairs 4; each pair exports about 44 series (~3.3 KB per scrape): list fewer "
+     "peers in the modules' peers or raise prober.max_pairs (at most 100000)"},
+    {"invalid-max-pairs-range.yml",
+     "invalid-max-pairs-range.yml:2:14: prober.max_pairs: must be between 1 and 100000, got "
+     "200000"},
     {"invalid-module-unknown-peer.yml",
      "invalid-module-unknown-peer.yml:6:21: modules.bw.peers[1]: unknown peer \"host-c\"; must "
      "name a peer from peers or peer_files (known peers: host-b)"},

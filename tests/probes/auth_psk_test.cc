@@ -2,6 +2,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -42,6 +43,40 @@ TEST(AuthPskTest, LoadErrors) {
   EXPECT_NE(empty.error().message.find("empty"), std::string::npos);
   EXPECT_FALSE(LoadPsk(WriteTemp("k4", std::string(70000, 'x'))).ok());
   EXPECT_FALSE(LoadPsk(::testing::TempDir()).ok());  // a directory
+}
+
+// Before: a FIFO blocked open() until a writer came (the daemon never started), a symlink
+// was followed, and a world-readable key only logged a warning.
+TEST(AuthPskTest, FifoSymlinkAndWorldReadableKeysAreErrors) {
+  const std::string fifo = ::testing::TempDir() + "/psk.fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto f = LoadPsk(fifo);  // returns at once: no writer needed
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().message,
+            "psk_file " + fifo + " is not a regular file (a FIFO, device or directory)");
+
+  const std::string target = WriteTemp("k5", "s3cret\n");
+  const std::string link = ::testing::TempDir() + "/psk.link";
+  ::unlink(link.c_str());
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  auto l = LoadPsk(link);
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.error().message, "psk_file " + link + " is a symbolic link; name the key file itself");
+
+  ASSERT_EQ(::chmod(target.c_str(), 0644), 0);
+  auto w = LoadPsk(target);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().message,
+            "psk_file " + target + " is accessible by others (mode 0644); chmod 600 it");
+  ASSERT_EQ(::chmod(target.c_str(), 0604), 0);
+  EXPECT_FALSE(LoadPsk(target).ok());
+  ASSERT_EQ(::chmod(target.c_str(), 0640), 0);  // group only: a warning
+  auto g = LoadPsk(target);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(*g, "s3cret");
+  ::unlink(fifo.c_str());
+  ::unlink(link.c_str());
 }
 
 TEST(AuthPskTest, ProofIsHmacSha256OverContextAndNonces) {

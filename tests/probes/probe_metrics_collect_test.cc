@@ -91,8 +91,9 @@ TEST(ProbeMetricsCollectTest, ValuesAfterResults) {
 TEST(ProbeMetricsCollectTest, NoPairsStillHasProberCounters) {
   ResultStore r;
   auto f = BuildProbeFamilies(r, ServiceCounters{});
-  ASSERT_EQ(f.size(), 1u);
+  ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].name, "rxe_prober_deferred_total");
+  EXPECT_EQ(f[1].name, "rxe_prober_internal_errors_total");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <thread>
 
 #include "probes/control_io.h"
@@ -220,6 +221,54 @@ TEST(ResponderFlowTest, IdleClientDroppedAfterIoTimeout) {
   Fixture f;
   auto start = Clock::now();
   EXPECT_EQ(RejectOf(RawExchange(f.port, {})), RejectReason::kTimeout);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
+  EXPECT_EQ(f.Rejections(RejectReason::kTimeout), 1u);
+}
+
+/// A TCP connection to 127.0.0.1:port from `source` (any 127/8 address is local).
+control::Fd ConnectFrom(const char* source, uint16_t port) {
+  control::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source, &a.sin_addr);
+  EXPECT_EQ(::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << strerror(errno);
+  a.sin_port = htons(port);
+  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  EXPECT_EQ(::connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << strerror(errno);
+  return fd;
+}
+
+// Issue 17 item 4: 8 silent connections from an unlisted address used to hold every
+// handshake slot for the I/O timeout (4.7 s), and an allowed peer got REJECT busy. Now the
+// accept thread rejects strangers at once, before any slot.
+TEST(ResponderFlowTest, SilentStrangersNeverStarveAnAllowedPeer) {
+  ResponderSettings s = Fixture::Defaults();
+  s.acl = *SourceAcl::Make({"127.0.0.1/32"}, {});
+  s.io_timeout = std::chrono::seconds(5);  // the daemon's
+  Fixture f(s);
+  constexpr int kStrangers = 3 * (4 + 4);  // three times max_sessions + extra_handshakes
+  std::vector<control::Fd> strangers;
+  for (int i = 0; i < kStrangers; ++i) strangers.push_back(ConnectFrom("127.0.0.2", f.port));
+  // Each is answered without a word from it (before: only after the 5 s I/O timeout).
+  ASSERT_TRUE(WaitUntil([&] { return f.Rejections(RejectReason::kNotAllowed) == kStrangers; }))
+      << f.Rejections(RejectReason::kNotAllowed);
+  auto first = control::ReceiveMessage(strangers[0].get(), 4096, Clock::now() + std::chrono::seconds(2));
+  EXPECT_EQ(RejectOf(first), RejectReason::kNotAllowed);
+
+  auto out = Probe(f);  // the strangers are still connected
+  EXPECT_TRUE(out.success) << out.failure->detail;
+  EXPECT_EQ(f.Rejections(RejectReason::kBusy), 0u);
+  EXPECT_EQ(f.Rejections(RejectReason::kNotAllowed), static_cast<uint64_t>(kStrangers));
+  EXPECT_EQ(f.fake->created, 2);  // no stranger got near a session
+}
+
+TEST(ResponderFlowTest, SilentAllowedClientGetsTheShortHelloDeadline) {
+  ResponderSettings s = Fixture::Defaults();
+  s.io_timeout = std::chrono::seconds(5);
+  s.hello_timeout = std::chrono::milliseconds(200);
+  Fixture f(s);
+  auto start = Clock::now();
+  EXPECT_EQ(RejectOf(RawExchange(f.port, {})), RejectReason::kTimeout);  // RawExchange waits 3 s
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
   EXPECT_EQ(f.Rejections(RejectReason::kTimeout), 1u);
 }

@@ -103,6 +103,19 @@ TEST(ShapeSessionTest, BufferCap) {
   EXPECT_EQ(ShapeError(p, 131072), "");
 }
 
+// Send-type responders registered their buffer with REMOTE_WRITE they never need.
+TEST(ShapeSessionTest, RemoteWriteOnlyWhereThePeerWrites) {
+  using config::ProbeType;
+  EXPECT_TRUE(PeerWritesHere(ProbeType::kWriteBw, Role::kResponder));
+  EXPECT_FALSE(PeerWritesHere(ProbeType::kWriteBw, Role::kClient));
+  EXPECT_TRUE(PeerWritesHere(ProbeType::kWriteLat, Role::kResponder));
+  EXPECT_TRUE(PeerWritesHere(ProbeType::kWriteLat, Role::kClient));
+  for (Role r : {Role::kResponder, Role::kClient}) {
+    EXPECT_FALSE(PeerWritesHere(ProbeType::kSendBw, r));
+    EXPECT_FALSE(PeerWritesHere(ProbeType::kSendLat, r));
+  }
+}
+
 TEST(RdmaSessionCreateTest, ResponderRejectsBadParamsBeforeTouchingDevices) {
   SessionParams p = Params(ProbeType::kWriteBw);
   p.size = 8u << 20;

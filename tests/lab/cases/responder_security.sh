@@ -208,6 +208,7 @@ attacker() {
   local apid p1 p2 p3 q
   ip addr add "$UNLISTED_NET.12/24" dev "$LAB_NETDEV"
   head -c 32 /dev/urandom | base64 >"$LAB_OUT/psk.wrong"
+  chmod 600 "$LAB_OUT/psk.wrong"  # a key others can read is refused
   lab_wait_signal responder-up 120
   lab_barrier start 120
   # Python starts slowly in a TCG VM: start it now, it attacks once session-active exists.
