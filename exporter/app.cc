@@ -36,18 +36,19 @@ Status App::Start() {
   auto ep = std::make_shared<Endpoints>();
   ep->telemetry_path = flags_.telemetry_path;
   ep->max_requests = flags_.max_requests;
+  ep->admin_auth = flags_.admin_auth;
   ep->metrics = [this] { return RenderMetrics(); };
   ep->ready = [this] { return ready(); };
-  ep->reload = [this] { return Reload("HTTP POST /-/reload"); };
+  ep->reload = [this] { return TryReload("HTTP POST /-/reload"); };
   ep->debug_probes = [this] { return probes_.DebugJson(); };
-  ep->authorize = [this](const std::string& header) {
-    auto auth = CurrentAuth();
-    return !auth->enabled() || auth->CheckHeader(header);
+  ep->auth_enabled = [this] { return CurrentAuth()->enabled(); };
+  ep->check_credentials = [this](const std::string& header) {
+    return CurrentAuth()->CheckHeader(header);
   };
   endpoints_ = ep;
 
   for (const auto& addr : flags_.listen_addresses) {
-    auto server = std::make_unique<HttpServer>(addr, tls_);
+    auto server = std::make_unique<HttpServer>(addr, tls_, flags_.http);
     InstallRoutes(server->server(), endpoints_);
     RXE_RETURN_IF_ERROR(server->Bind());
     servers_.push_back(std::move(server));
@@ -76,7 +77,19 @@ Status App::Start() {
 }
 
 Status App::Reload(const std::string& reason) {
-  std::lock_guard<std::mutex> reload_lock(reload_mu_);
+  std::unique_lock<std::timed_mutex> reload_lock(reload_mu_);
+  return ReloadLocked(reason);
+}
+
+Status App::TryReload(const std::string& reason) {
+  std::unique_lock<std::timed_mutex> reload_lock(reload_mu_, std::try_to_lock);
+  if (!reload_lock.owns_lock()) {
+    return Error::Make(ErrorCode::kUnavailable, "a reload is already running, try again later");
+  }
+  return ReloadLocked(reason);
+}
+
+Status App::ReloadLocked(const std::string& reason) {
   if (!started_) return Error::Make(ErrorCode::kFailedPrecondition, "not running");
   notify::Reloading();
   log::Info("reloading configuration", {{"reason", reason}});
@@ -142,15 +155,19 @@ bool App::PollPeerFiles() {
 bool App::Stop(std::chrono::steady_clock::time_point deadline) {
   ready_ = false;
   for (auto& s : servers_) s->Stop();
-  {
-    std::lock_guard<std::mutex> reload_lock(
-        reload_mu_);  // no reload half-applied to stopped probes
-    started_ = false;
-    if (probes_started_) {
-      probes_.Stop();
-      probes_started_ = false;
-    }
+  // No reload half-applied to stopped probes; but a reload that hangs (a
+  // peer file on a stalled mount, a slow resolver) must not hang the exit.
+  std::unique_lock<std::timed_mutex> reload_lock(reload_mu_, deadline);
+  if (!reload_lock.owns_lock()) {
+    log::Warn("a reload is still running at shutdown");
+    return false;
   }
+  started_ = false;
+  if (probes_started_) {
+    probes_.Stop();
+    probes_started_ = false;
+  }
+  reload_lock.unlock();
   bool all_joined = true;
   for (auto& s : servers_) all_joined = s->Join(deadline) && all_joined;
   return all_joined;

@@ -37,11 +37,14 @@ class App {
   /// Re-reads config and web config (SIGHUP, POST /-/reload, peer files).
   /// On error the running config is kept and the error is returned (and logged).
   Status Reload(const std::string& reason);
+  /// Reload, unless one is already running: then kUnavailable at once.
+  Status TryReload(const std::string& reason);
   /// Reloads if a peer file (cfg.peer_files) appeared, vanished or changed.
   /// Returns true if a reload was attempted.
   bool PollPeerFiles();
   /// Stops listeners and probes. Returns false if some HTTP connection was
-  /// still being served at `deadline` (the caller may then exit anyway).
+  /// still being served, or a reload still running, at `deadline` (the
+  /// caller may then exit anyway).
   bool Stop(std::chrono::steady_clock::time_point deadline);
 
   bool ready() const { return ready_.load(); }
@@ -55,6 +58,7 @@ class App {
   ReloadStatus reload_status() const;
 
  private:
+  Status ReloadLocked(const std::string& reason);
   Status DoReload();
   std::shared_ptr<BasicAuth> CurrentAuth() const;
 
@@ -65,7 +69,7 @@ class App {
   std::vector<std::unique_ptr<HttpServer>> servers_;
   std::shared_ptr<Endpoints> endpoints_;
 
-  std::mutex reload_mu_;  // one reload at a time
+  std::timed_mutex reload_mu_;  // one reload at a time
   mutable std::mutex state_mu_;
   config::Config config_;
   std::shared_ptr<BasicAuth> auth_;

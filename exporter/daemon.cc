@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <thread>
+#include <utility>
 
 #include "common/log.h"
 #include "exporter/app.h"
@@ -34,6 +36,55 @@ struct Requests {
   bool stop = false;
   bool reload = false;
   int stop_signal = 0;
+};
+
+/// Runs reloads (SIGHUP, peer-file changes) off the main loop, which sends
+/// the watchdog pings: a reload that blocks (a peer file on a stalled mount,
+/// a slow resolver) must not get the daemon killed by the watchdog.
+class ReloadThread {
+ public:
+  explicit ReloadThread(App& app) : app_(app), thread_([this] { Run(); }) {}
+  ~ReloadThread() {
+    RequestStop();
+    thread_.join();
+  }
+  void RequestReload() {
+    std::lock_guard<std::mutex> lock(mu_);
+    reload_ = true;
+    cv_.notify_all();
+  }
+  void RequestStop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  /// When the process exits without joining (a reload still hangs).
+  void Abandon() { thread_.detach(); }
+
+ private:
+  void Run() {
+    auto next_peer_poll = Clock::now() + kPeerFilePollInterval;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait_until(lock, next_peer_poll, [this] { return stop_ || reload_; });
+      if (stop_) return;
+      const bool reload = std::exchange(reload_, false);
+      lock.unlock();
+      if (reload) (void)app_.Reload("SIGHUP");
+      if (Clock::now() >= next_peer_poll) {
+        app_.PollPeerFiles();
+        next_peer_poll = Clock::now() + kPeerFilePollInterval;
+      }
+      lock.lock();
+    }
+  }
+
+  App& app_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool reload_ = false;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 }  // namespace
@@ -73,7 +124,7 @@ int RunDaemon(const Flags& flags) {
     log::Info("systemd watchdog enabled",
               {{"ping_interval_us", std::to_string(watchdog->count())}});
   }
-  auto next_peer_poll = Clock::now() + kPeerFilePollInterval;
+  ReloadThread reloader(app);
   int stop_signal = 0;
   for (;;) {
     bool reload = false;
@@ -86,20 +137,18 @@ int RunDaemon(const Flags& flags) {
       }
       reload = std::exchange(req.reload, false);
     }
-    if (reload) (void)app.Reload("SIGHUP");
-    if (Clock::now() >= next_peer_poll) {
-      app.PollPeerFiles();
-      next_peer_poll = Clock::now() + kPeerFilePollInterval;
-    }
+    if (reload) reloader.RequestReload();
     if (watchdog && app.Healthy()) notify::Watchdog();
   }
 
   const auto deadline = Clock::now() + kShutdownBudget;
   log::Info("shutting down", {{"signal", strsignal(stop_signal)}});
   notify::Stopping();
+  reloader.RequestStop();
   if (!app.Stop(deadline)) {
-    // A client keeps a connection busy; do not let it delay the exit.
-    log::Warn("HTTP connections still open at shutdown; exiting anyway");
+    // A client keeps a connection busy, or a reload hangs; do not let it delay the exit.
+    log::Warn("HTTP connections or a reload still running at shutdown; exiting anyway");
+    reloader.Abandon();
     std::fflush(nullptr);
     _exit(0);
   }

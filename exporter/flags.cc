@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <set>
 
+#include "config/units.h"
+
 namespace rxe::exporter {
 namespace {
 
@@ -33,8 +35,23 @@ void AddDaemonFlags(CLI::App& app, RawFlags& raw) {
   app.add_option("--web.config.file", raw.web_config_file,
                  "Web configuration file (TLS, basic auth) in the Prometheus web-config format");
   app.add_option("--web.max-requests", raw.max_requests,
-                 "Maximum concurrent telemetry requests; more get 503 (0 = no limit)")
+                 "Maximum concurrent telemetry, /-/reload and /debug/probes requests; more "
+                 "get 503 (0 = no limit)")
       ->default_str("4");
+  app.add_option("--web.max-connections", raw.max_connections,
+                 "Maximum open connections per listener; at the cap a new connection evicts "
+                 "the oldest idle one, or is closed")
+      ->default_str("64");
+  app.add_option("--web.read-timeout", raw.read_timeout,
+                 "Time to receive a whole request (headers and body) from its first byte")
+      ->default_str("5s");
+  app.add_option("--web.max-header-bytes", raw.max_header_bytes,
+                 "Maximum size of a request's line and headers; more get 431")
+      ->default_str("16KiB");
+  app.add_option("--web.admin-auth", raw.admin_auth,
+                 "Basic auth for /-/reload and /debug/probes: auto (when basic_auth_users is "
+                 "set), true (refused when no users are set), false")
+      ->default_str("auto");
   app.add_option("--path.sysfs", raw.sysfs_path, "sysfs mount point")->default_str("/sys");
   app.add_option("--path.procfs", raw.procfs_path, "procfs mount point")->default_str("/proc");
   app.add_option("--log.level", raw.log_level, "Log level: debug, info, warn, error")
@@ -99,6 +116,34 @@ Result<Flags> ValidateFlags(const RawFlags& raw) {
                "must be 0 (no limit) or more, got " + std::to_string(raw.max_requests));
   }
   f.max_requests = raw.max_requests;
+
+  if (raw.max_connections < 1 || raw.max_connections > 65536) {
+    return Bad("--web.max-connections",
+               "must be between 1 and 65536, got " + std::to_string(raw.max_connections));
+  }
+  f.http.max_connections = static_cast<size_t>(raw.max_connections);
+  auto timeout = config::ParseDuration(raw.read_timeout);
+  if (!timeout || *timeout < std::chrono::milliseconds(100) || *timeout > std::chrono::minutes(5)) {
+    return Bad("--web.read-timeout", "invalid value \"" + raw.read_timeout +
+                                         "\" (a duration from 100ms to 5m, e.g. 5s)");
+  }
+  f.http.read_timeout = *timeout;
+  auto header_bytes = config::ParseBytes(raw.max_header_bytes);
+  if (!header_bytes || *header_bytes < 1024 || *header_bytes > 1024 * 1024) {
+    return Bad("--web.max-header-bytes", "invalid value \"" + raw.max_header_bytes +
+                                             "\" (1KiB to 1MiB, e.g. 16KiB or 16384)");
+  }
+  f.http.max_header_bytes = static_cast<size_t>(*header_bytes);
+  if (raw.admin_auth == "auto") {
+    f.admin_auth = AdminAuth::kAuto;
+  } else if (raw.admin_auth == "true") {
+    f.admin_auth = AdminAuth::kRequired;
+  } else if (raw.admin_auth == "false") {
+    f.admin_auth = AdminAuth::kOpen;
+  } else {
+    return Bad("--web.admin-auth",
+               "invalid value \"" + raw.admin_auth + "\" (allowed: auto, true, false)");
+  }
   return f;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "common/result.h"
+#include "exporter/http_limits.h"
 #include "exporter/listen_address.h"
 
 namespace CLI {
@@ -29,9 +30,20 @@ struct RawFlags {
   std::string sysfs_path = "/sys";
   std::string procfs_path = "/proc";
   int max_requests = 4;
+  int max_connections = 64;
+  std::string read_timeout = "5s";
+  std::string max_header_bytes = "16KiB";
+  std::string admin_auth = "auto";
   std::string log_level = "info";
   std::string log_format = "logfmt";
   bool version = false;
+};
+
+/// Who may use /-/reload and /debug/probes (--web.admin-auth).
+enum class AdminAuth {
+  kAuto,      // kRequired when basic_auth_users is set, else kOpen
+  kRequired,  // valid basic-auth credentials; refused (403) when no users are set
+  kOpen,      // no credentials, even when basic auth protects the other endpoints
 };
 
 /// Validated flags.
@@ -46,7 +58,9 @@ struct Flags {
   std::string web_config_file;  // empty = no TLS, no basic auth
   std::string sysfs_path = "/sys";
   std::string procfs_path = "/proc";  // host collector, doctor checks
-  int max_requests = 4;  // concurrent telemetry requests; 0 = unlimited
+  int max_requests = 4;  // concurrent telemetry and admin requests; 0 = unlimited
+  HttpLimits http;       // per listener: connections, read timeout, header size
+  AdminAuth admin_auth = AdminAuth::kAuto;
   log::Level log_level = log::Level::kInfo;
   log::Format log_format = log::Format::kLogfmt;
 };

@@ -30,6 +30,26 @@ class InFlight {
   bool admitted_;
 };
 
+bool IsAdminPath(const std::string& path) { return path == "/-/reload" || path == "/debug/probes"; }
+
+void Unauthorized(httplib::Response& res) {
+  res.status = 401;
+  res.set_header("WWW-Authenticate", "Basic realm=\"rxe_exporter\", charset=\"UTF-8\"");
+  res.set_content("Unauthorized\n", kPlain);
+}
+
+/// Runs `handler` if fewer than max_requests telemetry/admin requests are in flight, else 503.
+template <typename F>
+void Limited(const Endpoints& ep, httplib::Response& res, F handler) {
+  InFlight guard(*ep.in_flight, ep.max_requests);
+  if (!guard.admitted()) {
+    res.status = 503;
+    res.set_content("Too many concurrent requests, see --web.max-requests\n", kPlain);
+    return;
+  }
+  handler();
+}
+
 void MethodNotAllowed(const httplib::Request&, httplib::Response& res) {
   res.status = 405;
   res.set_header("Allow", "POST");
@@ -40,15 +60,27 @@ void MethodNotAllowed(const httplib::Request&, httplib::Response& res) {
 
 void InstallRoutes(httplib::Server& server, std::shared_ptr<const Endpoints> ep) {
   server.set_pre_routing_handler([ep](const httplib::Request& req, httplib::Response& res) {
-    if (req.path == "/-/healthy" || !ep->authorize)
-      return httplib::Server::HandlerResponse::Unhandled;
-    if (ep->authorize(req.get_header_value("Authorization"))) {
-      return httplib::Server::HandlerResponse::Unhandled;
+    using R = httplib::Server::HandlerResponse;
+    if (req.path == "/-/healthy") return R::Unhandled;
+    const bool enabled = ep->auth_enabled && ep->auth_enabled();
+    if (IsAdminPath(req.path)) {
+      AdminAuth mode = ep->admin_auth;
+      if (mode == AdminAuth::kAuto) mode = enabled ? AdminAuth::kRequired : AdminAuth::kOpen;
+      if (mode == AdminAuth::kOpen) return R::Unhandled;
+      if (!enabled) {
+        res.status = 403;
+        res.set_content(req.path +
+                            " needs basic auth: set basic_auth_users in --web.config.file, or "
+                            "--web.admin-auth=false\n",
+                        kPlain);
+        return R::Handled;
+      }
     }
-    res.status = 401;
-    res.set_header("WWW-Authenticate", "Basic realm=\"rxe_exporter\", charset=\"UTF-8\"");
-    res.set_content("Unauthorized\n", kPlain);
-    return httplib::Server::HandlerResponse::Handled;
+    if (!enabled || ep->check_credentials(req.get_header_value("Authorization"))) {
+      return R::Unhandled;
+    }
+    Unauthorized(res);
+    return R::Handled;
   });
 
   if (ep->telemetry_path != "/") {
@@ -58,13 +90,7 @@ void InstallRoutes(httplib::Server& server, std::shared_ptr<const Endpoints> ep)
   }
   server.Get(RegexEscape(ep->telemetry_path),
              [ep](const httplib::Request&, httplib::Response& res) {
-               InFlight guard(*ep->in_flight, ep->max_requests);
-               if (!guard.admitted()) {
-                 res.status = 503;
-                 res.set_content("Too many concurrent scrapes, see --web.max-requests\n", kPlain);
-                 return;
-               }
-               res.set_content(ep->metrics(), kTextContentType);
+               Limited(*ep, res, [&] { res.set_content(ep->metrics(), kTextContentType); });
              });
   server.Get("/-/healthy", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("Healthy\n", kPlain);
@@ -84,20 +110,25 @@ void InstallRoutes(httplib::Server& server, std::shared_ptr<const Endpoints> ep)
     if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
       body([](const char*, size_t) { return true; });  // drain (bounded by the payload limit)
     }
-    log::Info("reload requested over HTTP", {{"remote", req.remote_addr}});
-    Status st = ep->reload();
-    if (st.ok()) {
-      res.set_content("Reloaded\n", kPlain);
-    } else {
-      res.status = 500;
-      res.set_content("failed to reload config: " + st.error().message + "\n", kPlain);
-    }
+    Limited(*ep, res, [&] {
+      log::Info("reload requested over HTTP", {{"remote", req.remote_addr}});
+      Status st = ep->reload();
+      if (st.ok()) {
+        res.set_content("Reloaded\n", kPlain);
+      } else if (st.error().code == ErrorCode::kUnavailable) {
+        res.status = 503;
+        res.set_content(st.error().message + "\n", kPlain);
+      } else {
+        res.status = 500;
+        res.set_content("failed to reload config: " + st.error().message + "\n", kPlain);
+      }
+    });
   });
   server.Get("/-/reload", MethodNotAllowed);
   server.Put("/-/reload", MethodNotAllowed);
   server.Delete("/-/reload", MethodNotAllowed);
   server.Get("/debug/probes", [ep](const httplib::Request&, httplib::Response& res) {
-    res.set_content(ep->debug_probes(), "application/json");
+    Limited(*ep, res, [&] { res.set_content(ep->debug_probes(), "application/json"); });
   });
 
   server.set_error_handler(

@@ -75,14 +75,28 @@ struct ProbeService::Impl {
     return RunProbe(m, p, *e, cancel);
   }
 
-  Status ApplyResponder(const config::Config& cfg) {
+  /// What ApplyConfig/Start may compute without the lock: it can block
+  /// (getaddrinfo of peer names, key files).
+  struct Prepared {
+    Result<ProberEnv> env;
+    Result<ResponderSettings> responder;
+  };
+  Prepared Prepare(const config::Config& cfg, const StartOptions& o) {
+    Prepared p{EnvFrom(cfg, o, &activity), ResponderSettings{}};
+    if (cfg.responder.enabled) {
+      p.responder = o.responder_settings ? o.responder_settings(cfg, o.responder_io_timeout)
+                                         : ResponderSettingsFrom(cfg, o.responder_io_timeout);
+    }
+    return p;
+  }
+
+  Status ApplyResponder(const config::Config& cfg, Result<ResponderSettings> settings) {
     bool restart = !responder->running() || cfg.responder.listen_addresses != responder_cfg.listen_addresses;
     if (!cfg.responder.enabled) {
       responder->Stop();
       responder_cfg = cfg.responder;
       return Status::Ok();
     }
-    auto settings = ResponderSettingsFrom(cfg, options.responder_io_timeout);
     if (!settings.ok()) return settings.error();
     if (!restart) {
       responder->Update(std::move(*settings));
@@ -105,9 +119,10 @@ Status ProbeService::Start(const config::Config& cfg) { return Start(cfg, StartO
 Status ProbeService::Start(const config::Config& cfg, const StartOptions& options) {
   Stop();
   Impl& d = *impl_;
+  Impl::Prepared prepared = d.Prepare(cfg, options);
   std::lock_guard<std::mutex> lock(d.mu);
   d.options = options;
-  auto env = EnvFrom(cfg, d.options, &d.activity);
+  auto& env = prepared.env;
   if (!env.ok()) return env.error();
   {
     std::lock_guard<std::mutex> el(d.env_mu);
@@ -117,7 +132,7 @@ Status ProbeService::Start(const config::Config& cfg, const StartOptions& option
   d.responder = std::make_unique<Responder>(std::move(f), &d.activity);
   d.responder_cfg = config::ResponderConfig{};
   if (cfg.responder.enabled) {
-    Status st = d.ApplyResponder(cfg);
+    Status st = d.ApplyResponder(cfg, std::move(prepared.responder));
     if (!st.ok()) return st;
   }
   auto pairs = PairsFrom(cfg);
@@ -142,13 +157,20 @@ Status ProbeService::Start(const config::Config& cfg, const StartOptions& option
 
 Status ProbeService::ApplyConfig(const config::Config& cfg) {
   Impl& d = *impl_;
+  StartOptions options;
+  {
+    std::lock_guard<std::mutex> lock(d.mu);
+    options = d.options;
+  }
+  // Load everything that can fail (or block) before changing anything, and
+  // outside the lock: a scrape must not wait for a slow resolver.
+  Impl::Prepared prepared = d.Prepare(cfg, options);
   {
     std::lock_guard<std::mutex> lock(d.mu);
     if (d.started) {
-      // Load everything that can fail before changing anything.
-      auto env = EnvFrom(cfg, d.options, &d.activity);
+      auto& env = prepared.env;
       if (!env.ok()) return env.error();
-      RXE_RETURN_IF_ERROR(d.ApplyResponder(cfg));
+      RXE_RETURN_IF_ERROR(d.ApplyResponder(cfg, std::move(prepared.responder)));
       {
         std::lock_guard<std::mutex> el(d.env_mu);
         d.env = std::make_shared<const ProberEnv>(std::move(*env));
@@ -160,8 +182,7 @@ Status ProbeService::ApplyConfig(const config::Config& cfg) {
       return Status::Ok();
     }
   }
-  StartOptions options = d.options;  // never started, or stopped: start with the same knobs
-  return Start(cfg, options);
+  return Start(cfg, options);  // never started, or stopped: start with the same knobs
 }
 
 void ProbeService::Stop() {

@@ -13,6 +13,7 @@
 #include "common/result.h"
 #include "config/model.h"
 #include "probes/control_session.h"
+#include "probes/responder.h"
 
 namespace rxe::probes {
 
@@ -21,6 +22,10 @@ struct StartOptions {
   std::string sysfs_root = "/sys";  // for per-probe hw counter deltas (--path.sysfs)
   SessionFactory session_factory;   // empty = RdmaSession::Create (tests inject fakes)
   std::chrono::milliseconds responder_io_timeout{5000};  // idle clients are dropped after this
+  /// Builds the responder settings, resolving peer names (getaddrinfo);
+  /// empty = ResponderSettingsFrom. Tests inject a slow resolver.
+  std::function<Result<ResponderSettings>(const config::Config&, Clock::duration io_timeout)>
+      responder_settings;
 };
 
 /// What Start would read for `cfg`, without starting anything (for
@@ -41,7 +46,8 @@ class ProbeService {
   Status Start(const config::Config& cfg);
   Status Start(const config::Config& cfg, const StartOptions& options);
   /// Applies a reloaded config: adds/removes peers and modules without a
-  /// restart; series of removed pairs disappear from Collect().
+  /// restart; series of removed pairs disappear from Collect(). Name
+  /// resolution and key files are read before the lock that Collect() takes.
   Status ApplyConfig(const config::Config& cfg);
   /// Stops everything (running probes are cancelled); returns within ~1 s.
   /// Collect() keeps serving the cached results afterwards.

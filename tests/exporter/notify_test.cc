@@ -2,11 +2,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <string>
+#include <vector>
+
+#include <httplib.h>
 
 #include "tests/exporter/test_util.h"
 
@@ -48,15 +52,25 @@ class NotifySocket {
   bool bound_ = false;
 };
 
-TEST(Notify, ReadyWatchdogReloadStopping) {
+/// The binary with a fake $NOTIFY_SOCKET and a 400 ms watchdog.
+struct NotifiedDaemon {
   testing::TempDir dir;
   const std::string config = dir.File("c.yml");
-  testing::WriteFile(config, testing::TestConfigYaml());
-  NotifySocket sock(dir.File("notify.sock"));
-  ASSERT_TRUE(sock.bound());
-  testing::Child child({"--config.file", config, "--web.listen-address=127.0.0.1:0"},
+  NotifySocket sock{dir.File("notify.sock")};
+  testing::Child child{[this] {
+                         testing::WriteFile(config, testing::TestConfigYaml());
+                         return std::vector<std::string>{"--config.file", config,
+                                                         "--web.listen-address=127.0.0.1:0"};
+                       }(),
                        dir.path(),
-                       {"NOTIFY_SOCKET=" + dir.File("notify.sock"), "WATCHDOG_USEC=400000"});
+                       {"NOTIFY_SOCKET=" + dir.File("notify.sock"), "WATCHDOG_USEC=400000"}};
+};
+
+TEST(Notify, ReadyWatchdogReloadStopping) {
+  NotifiedDaemon d;
+  ASSERT_TRUE(d.sock.bound());
+  NotifySocket& sock = d.sock;
+  testing::Child& child = d.child;
 
   const std::string ready = sock.WaitFor("READY=1", 10s);
   EXPECT_NE(ready, "") << child.Stderr();
@@ -71,6 +85,35 @@ TEST(Notify, ReadyWatchdogReloadStopping) {
   kill(child.pid(), SIGTERM);
   EXPECT_NE(sock.WaitFor("STOPPING=1", 5s), "");
   EXPECT_EQ(child.Wait(5s), 0);
+}
+
+// Issue 17 item 6: a reload that hangs (here: a peer file that is a FIFO
+// nobody writes, as on a stalled mount) runs off the main loop, so the
+// watchdog is still pinged, scrapes still work, and SIGTERM still exits.
+TEST(Notify, HungReloadKeepsWatchdogAndExit) {
+  NotifiedDaemon d;
+  ASSERT_TRUE(d.sock.bound());
+  NotifySocket& sock = d.sock;
+  testing::Child& child = d.child;
+  const testing::TempDir& dir = d.dir;
+  const std::string& config = d.config;
+  ASSERT_NE(sock.WaitFor("READY=1", 10s), "") << child.Stderr();
+  const int port = child.WaitForListenPort(1s);
+  ASSERT_GT(port, 0);
+
+  ASSERT_EQ(mkfifo(dir.File("stuck.yml").c_str(), 0600), 0);
+  testing::WriteFile(config, testing::TestConfigYaml() + "peer_files: [\"stuck.yml\"]\n");
+  kill(child.pid(), SIGHUP);
+  ASSERT_NE(sock.WaitFor("RELOADING=1", 5s), "");
+  EXPECT_NE(sock.WaitFor("WATCHDOG=1", 2s), "") << "no watchdog ping while the reload hangs";
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5s);
+  auto res = c.Get("/metrics");
+  ASSERT_TRUE(res) << "a scrape waited for the hung reload";
+  EXPECT_EQ(res->status, 200);
+
+  kill(child.pid(), SIGTERM);
+  EXPECT_EQ(child.Wait(5s), 0) << child.Stderr();
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "exporter/http_server.h"
+#include "tests/exporter/test_util.h"
 
 namespace rxe::exporter {
 namespace {
@@ -59,15 +60,8 @@ TEST_F(RoutesTest, ReloadErrorIs500WithText) {
 
 /// Sends `request` on a new TCP connection and returns what arrives within 2 s.
 std::string RawRequest(int port, const std::string& request) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    close(fd);
-    return "";
-  }
+  const int fd = testing::ConnectLoopback(port);
+  if (fd < 0) return "";
   timeval tv{2, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   (void)!write(fd, request.data(), request.size());
@@ -146,6 +140,64 @@ TEST_F(RoutesTest, TelemetryAtRootHasNoLandingPage) {
   auto res = Client().Get("/");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->body, "m 1\n");
+}
+
+// Issue 17 item 6: the admin endpoints count against --web.max-requests.
+TEST_F(RoutesTest, AdminEndpointsShareTheRequestLimit) {
+  ep_->max_requests = 1;
+  ep_->in_flight->store(1);  // one scrape is running
+  Start();
+  EXPECT_EQ(Client().Get("/debug/probes")->status, 503);
+  EXPECT_EQ(Client().Post("/-/reload")->status, 503);
+  EXPECT_EQ(Client().Get("/-/healthy")->status, 200);
+  ep_->in_flight->store(0);
+  EXPECT_EQ(Client().Get("/debug/probes")->status, 200);
+  EXPECT_EQ(Client().Post("/-/reload")->status, 200);
+}
+
+TEST_F(RoutesTest, ReloadAlreadyRunningIs503) {
+  ep_->reload = [] { return Status(Error::Make(ErrorCode::kUnavailable, "a reload is already running")); };
+  Start();
+  auto res = Client().Post("/-/reload");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+}
+
+/// Basic auth with one user "u" whose password is "p".
+void WithUser(Endpoints& ep) {
+  ep.auth_enabled = [] { return true; };
+  ep.check_credentials = [](const std::string& header) { return header == "Basic dTpw"; };
+}
+
+TEST_F(RoutesTest, AdminAuthRequiredWithoutUsersIsForbidden) {
+  ep_->admin_auth = AdminAuth::kRequired;
+  Start();
+  for (const char* path : {"/debug/probes", "/-/reload"}) {
+    auto res = std::string(path) == "/-/reload" ? Client().Post(path) : Client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 403) << path;
+    EXPECT_NE(res->body.find("--web.admin-auth=false"), std::string::npos) << res->body;
+  }
+  EXPECT_EQ(Client().Get("/metrics")->status, 200) << "only the admin endpoints are refused";
+}
+
+TEST_F(RoutesTest, AdminAuthAutoFollowsBasicAuth) {
+  WithUser(*ep_);
+  Start();
+  EXPECT_EQ(Client().Get("/debug/probes")->status, 401);
+  EXPECT_EQ(Client().Post("/-/reload")->status, 401);
+  auto c = Client();
+  c.set_basic_auth("u", "p");
+  EXPECT_EQ(c.Get("/debug/probes")->status, 200);
+  EXPECT_EQ(c.Post("/-/reload")->status, 200);
+}
+
+TEST_F(RoutesTest, AdminAuthFalseOpensOnlyTheAdminEndpoints) {
+  WithUser(*ep_);
+  ep_->admin_auth = AdminAuth::kOpen;
+  Start();
+  EXPECT_EQ(Client().Get("/debug/probes")->status, 200);
+  EXPECT_EQ(Client().Get("/metrics")->status, 401);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "tests/exporter/test_util.h"
 
+#include <arpa/inet.h>
 #include <crypt.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,6 +82,19 @@ std::unique_ptr<App> StartApp(const std::vector<std::string>& args) {
   Status st = app->Start();
   if (!st.ok()) throw std::runtime_error("App::Start: " + st.error().message);
   return app;
+}
+
+int ConnectLoopback(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 std::string BinaryPath() { return std::string(RXE_BINARY_DIR) + "/exporter/rxe_exporter"; }

@@ -44,6 +44,9 @@ TestPki MakeTestPki(const std::string& dir);
 /// Parses `args` like the command line and starts an App.
 std::unique_ptr<App> StartApp(const std::vector<std::string>& args);
 
+/// A TCP connection to 127.0.0.1:`port` (-1 on failure).
+int ConnectLoopback(int port);
+
 /// Path of the built rxe_exporter binary.
 std::string BinaryPath();
 
