@@ -31,6 +31,10 @@ foreach(test_file ${RXE_CHECK_RULE_TESTS})
   rxe_check(rules.test.${test_name} rules
     COMMAND ${RXE_PROMTOOL} test rules ${test_file} WORKING_DIRECTORY ${RXE_DASH_DIR}/tests)
 endforeach()
+rxe_check(rules.generated rules
+  COMMAND ${RXE_PYTHON3} ${RXE_DASH_DIR}/tools/generate_rules.py --check)
+rxe_check(rules.selector rules
+  COMMAND ${RXE_DASH_DIR}/tools/check_rules_selector.sh ${RXE_PROMTOOL} ${RXE_PYTHON3})
 rxe_check(rules.conventions rules
   COMMAND ${RXE_PYTHON3} ${RXE_DASH_DIR}/tools/check_rules.py --rules "${RXE_DASH_DIR}/rules/*.yml"
           --tests "${RXE_DASH_DIR}/tests/*.yml" --runbook ${CMAKE_SOURCE_DIR}/docs/runbook.md)
@@ -56,7 +60,12 @@ rxe_check(systemd.unit systemd
           $<TARGET_FILE:rxe_exporter> 25)
 set_tests_properties(systemd.unit PROPERTIES FIXTURES_REQUIRED rxe_exporter_binary)
 
+rxe_check(systemd.rxe_link systemd
+  COMMAND ${CMAKE_SOURCE_DIR}/systemd/check_rxe_link.sh ${CMAKE_BINARY_DIR}/systemd/rxe-link@.service
+          ${CMAKE_SOURCE_DIR}/systemd/rxe-link.sh)
+
 rxe_check(install.layout install
   COMMAND ${CMAKE_SOURCE_DIR}/cmake/check_install.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
-          ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_SYSCONFDIR} ${RXE_SYSTEMD_UNIT_DIR} ${RXE_PROMTOOL})
+          ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_SYSCONFDIR} ${RXE_SYSTEMD_UNIT_DIR}
+          ${CMAKE_INSTALL_FULL_DOCDIR} ${CMAKE_INSTALL_FULL_LIBEXECDIR} ${RXE_PROMTOOL})
 set_tests_properties(install.layout PROPERTIES FIXTURES_REQUIRED rxe_exporter_binary RESOURCE_LOCK rxe_build)

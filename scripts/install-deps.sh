@@ -12,7 +12,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   # tests: promtool/prometheus, perftest to compare with, RDMA userspace, tools
   prometheus perftest rdma-core ibverbs-providers ibverbs-utils iproute2
-  curl jq python3 openssl systemd nftables iputils-ping shellcheck
+  curl jq python3 python3-yaml openssl systemd nftables iputils-ping shellcheck
+  # the Debian package (debian/, ctest -L package): build, lint, man page
+  debhelper dpkg-dev fakeroot lintian help2man
   # the lab: Debian's kernel under qemu (TCG) with a busybox initramfs
   qemu-system-x86 busybox-static kmod xz-utils zstd cpio
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the Grafana dashboards without a Grafana server (stdlib only).
+"""Checks the Grafana dashboards without a Grafana server (python3 with python3-yaml).
 
   check_dashboards.py [--dashboards 'dashboards/*.json'] [--rules 'dashboards/rules/*.yml']
                       [--promtool promtool] [--prometheus http://127.0.0.1:9090]
@@ -45,9 +45,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import miniyaml  # noqa: E402
+import yaml  # python3-yaml
 
 DS_UID = "${datasource}"
 PANEL_TYPES = {"timeseries", "stat", "table", "heatmap", "state-timeline", "bargauge", "gauge", "row"}
@@ -427,7 +425,7 @@ class Checker:
     def rule_exprs(self):
         out = []
         for path in sorted(glob.glob(self.args.rules)) if self.args.rules else []:
-            doc = miniyaml.load_file(path)
+            doc = load_yaml(path)
             for g in (doc or {}).get("groups") or []:
                 for r in g.get("rules") or []:
                     kind = "alert" if "alert" in r else "record"
@@ -548,6 +546,11 @@ def regex_escape(value):
     return re.sub(r"([\\^$*+?.()|{}\[\]])", r"\\\\\1", value)
 
 
+def load_yaml(path):
+    with open(path, encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
 def check_provisioning(c, root):
     """Grafana provisioning files: a prometheus datasource and a file dashboard provider."""
     for kind, key in (("datasources", "datasources"), ("dashboards", "providers")):
@@ -557,11 +560,11 @@ def check_provisioning(c, root):
         for path in paths:
             where = os.path.relpath(path, os.path.dirname(root))
             try:
-                doc = miniyaml.load_file(path) or {}
-            except miniyaml.YamlError as e:
+                doc = load_yaml(path) or {}
+            except yaml.YAMLError as e:
                 c.fail(where, str(e))
                 continue
-            if doc.get("apiVersion") != "1":
+            if doc.get("apiVersion") != 1:
                 c.fail(where, "apiVersion must be 1")
             entries = doc.get(key) or []
             if not entries:
@@ -572,7 +575,7 @@ def check_provisioning(c, root):
                 if kind == "dashboards":
                     if e.get("type") != "file" or not (e.get("options") or {}).get("path"):
                         c.fail(where, "provider needs type file and options.path")
-                    if e.get("allowUiUpdates") not in ("false", None):
+                    if e.get("allowUiUpdates") not in (False, None):
                         c.fail(where, "allowUiUpdates must be false (dashboards are generated)")
 
 

@@ -19,9 +19,7 @@ import os
 import re
 import sys
 
-sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import miniyaml  # noqa: E402
+import yaml  # python3-yaml
 
 SEVERITIES = {"critical", "warning", "info"}
 
@@ -32,10 +30,15 @@ def github_anchor(heading):
     return a.replace(" ", "-")
 
 
+def load_yaml(path):
+    with open(path, encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
 def load_rules(paths, problems):
     alerts, records, groups = {}, {}, []
     for path in paths:
-        doc = miniyaml.load_file(path)
+        doc = load_yaml(path)
         for g in (doc or {}).get("groups") or []:
             groups.append(g["name"])
             for r in g.get("rules") or []:
@@ -102,7 +105,7 @@ def main():
 
     fires, quiet, evaluated = {}, {}, set()
     for path in test_paths:
-        doc = miniyaml.load_file(path)
+        doc = load_yaml(path)
         order = doc.get("group_eval_order") or []
         used_groups = set()
         for rf in doc.get("rule_files") or []:

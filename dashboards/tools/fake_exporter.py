@@ -69,6 +69,15 @@ def render(host, hosts):
         [(lbl(collector=c), 1) for c in ("rdma_netlink", "sysfs", "rtnetlink")])
     fam("rxe_exporter_scrape_collector_duration_seconds", "gauge", "Collector duration.",
         [(lbl(collector=c), 0.001 * (i + 1)) for i, c in enumerate(("rdma_netlink", "sysfs", "rtnetlink"))])
+    # The process collector's families (client_golang names; the exporter serves them on Linux).
+    fam("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.",
+        [("", 0.02 * el)])
+    fam("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", [("", 24e6 * wobble)])
+    fam("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", [("", 410e6)])
+    fam("process_open_fds", "gauge", "Number of open file descriptors.", [("", 21 + host)])
+    fam("process_max_fds", "gauge", "Maximum number of open file descriptors.", [("", 8192)])
+    fam("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
+        [("", T0 - 3600 * (host + 1))])
     fam("rxe_device_info", "gauge", "Device info.",
         [(lbl(device="rxe0", driver="rxe", node_guid="5054:00ff:fe77:000a", sys_image_guid="5054:00ff:fe77:000a",
               fw_version="", node_type="CA"), 1)])

@@ -17,6 +17,9 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from generated_files import write_or_check  # noqa: E402  (this directory)
+
 OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 DS = {"type": "prometheus", "uid": "${datasource}"}
 SEL = 'job=~"$job",instance=~"$instance"'
@@ -555,8 +558,8 @@ def ports():
 # --- Exporter health ----------------------------------------------------------------------------
 def exporter():
     d = Dashboard("rxe-exporter-health", "rxe_exporter / Exporter health",
-                  "The exporter itself: scrape and collector health, configuration reloads, probe scheduling "
-                  "and budget, and the responder.", job_instance_vars())
+                  "The exporter itself: scrape and collector health, its process (CPU, memory, file "
+                  "descriptors, uptime), configuration reloads, probe scheduling and budget, and the responder.", job_instance_vars())
     leg = "{{instance}}"
 
     d.row("Scrapes")
@@ -585,6 +588,22 @@ def exporter():
     d.add(timeseries("Collector duration", "rxe_exporter_scrape_collector_duration_seconds per collector.",
                      [target(f"rxe_exporter_scrape_collector_duration_seconds{{{SEL}}}",
                              "{{instance}} {{collector}}")], "s"), w=12)
+
+    d.row("Process")
+    d.add(timeseries("CPU usage", "CPU time used by the exporter process (rate of process_cpu_seconds_total): "
+                                  "1 = one core busy. Probes and scrapes are the main users.",
+                     [target(f"rate(process_cpu_seconds_total{{{SEL}}}[$__rate_interval])", leg)], "percentunit"),
+          w=8)
+    d.add(timeseries("Memory", "Resident set size (process_resident_memory_bytes) and virtual memory "
+                               "(process_virtual_memory_bytes) of the exporter. Registered probe buffers are "
+                               "resident while a probe or a responder session runs.",
+                     [target(f"process_resident_memory_bytes{{{SEL}}}", "{{instance}} resident"),
+                      target(f"process_virtual_memory_bytes{{{SEL}}}", "{{instance}} virtual", ref="B")], "bytes"), w=8)
+    d.add(timeseries("File descriptors", "Open file descriptors as a share of the limit "
+                                         "(process_open_fds / process_max_fds; the unit sets LimitNOFILE=8192).",
+                     [target(f"process_open_fds{{{SEL}}} / process_max_fds{{{SEL}}}", leg)], "percentunit"), w=4)
+    d.add(stat("Uptime", "Time since the exporter process started (process_start_time_seconds).",
+               [target(f"time() - process_start_time_seconds{{{SEL}}}", leg)], "s", color_mode="value"), w=4)
 
     d.row("Configuration")
     d.add(stat("Last reload", "rxe_exporter_config_last_reload_successful.",
@@ -637,25 +656,8 @@ def main():
     ap.add_argument("--check", action="store_true", help="only compare with the committed files")
     ap.add_argument("--out", default=OUT_DIR, help="output directory (default: dashboards/)")
     args = ap.parse_args()
-    stale = []
-    for name, fn in DASHBOARDS.items():
-        path = os.path.join(args.out, name)
-        text = render(fn)
-        if args.check:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    if f.read() != text:
-                        stale.append(name)
-            except FileNotFoundError:
-                stale.append(name)
-        else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-            print(f"wrote {path}")
-    if stale:
-        print("out of date (run dashboards/tools/generate_dashboards.py): " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    outputs = [(os.path.join(args.out, name), render(fn)) for name, fn in DASHBOARDS.items()]
+    return write_or_check(outputs, args.check, "generate_dashboards.py")
 
 
 if __name__ == "__main__":
