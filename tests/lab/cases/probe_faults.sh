@@ -5,7 +5,7 @@
 #  (c) vm2's daemon is stopped (probes fail: connection refused) and started again (the VM
 #      stays up): vm0 must probe it successfully again within two intervals of the module.
 #  (b) vm1 is hard-killed (qemu SIGKILL) while vm0's bandwidth probe to it is moving data
-#      (control connection open, rxe0 sending, vm1's rxe_responder_active_sessions 1): the probe
+#      (control connection open, rxe0 sending, vm1's rxe0 holding the responder's QPs): the probe
 #      must fail with a reason (rxe_probe_failures_total{reason}), the daemon must keep
 #      running and keep probing vm2 successfully, and vm0's RDMA resource counts (rdma
 #      resource show, and the exporter's rxe_device_resources) must return to their
@@ -72,6 +72,7 @@ rdma_res() {
   done
   echo "${out% }"
 }
+rdma_qp() { rdma resource show "$LAB_RDMA_DEV" | awk '{for (i = 1; i < NF; i++) if ($i == "qp") {print $(i + 1); exit}}'; }
 # metric_res: the same from the exporter's rxe_device_resources (scraped into $PROM).
 metric_res() {
   local k out=""
@@ -97,6 +98,15 @@ responder_vm() {
   echo 'responder: {enabled: true, listen_addresses: [":19792"], allowed_cidrs: ["10.77.0.0/24"]}' >"$cfg"
   start_daemon "$cfg"
   lab_wait_listen 19792 30 || lab_fail "responder did not listen"
+  if ((LAB_INDEX == 1)); then
+    # The victim's QP count (rdma resource show, fast; a scrape of this VM takes 5-10 s in
+    # the lab), one line per sample, for vm0's mid-probe check: the idle count first.
+    rdma_qp >"$LAB_OUT/victim_qp.base"
+    (while :; do
+      rdma_qp
+      sleep 0.2
+    done >>"$LAB_OUT/victim_qp.txt") &
+  fi
   lab_barrier up 180
   if ((LAB_INDEX == 1)); then
     # The victim: vm0 kills this VM mid-probe; reaching the end of the wait is a failure.
@@ -174,17 +184,12 @@ EOF
   bw_fail_before=$(failures bw victim)
   # Mid-probe: vm0 has the probe's control connection to vm1 open (only the bw module
   # probes vm1) and rxe0 is sending (bw and lat never run together on one device), the
-  # probe holds RDMA resources above the baseline, and vm1's responder reports the session
-  # active. A scrape of vm1 takes long in the lab, so a background loop keeps the latest
-  # "TIME_MS ACTIVE_SESSIONS" of vm1 in a file.
-  local victim_file=$LAB_OUT/victim_active.txt poller
-  (while :; do
-    a=$(curl -sf --max-time 10 http://10.77.0.11:19791/metrics | awk '$1 == "rxe_responder_active_sessions" {print $2}')
-    echo "$(ms) ${a:-?}" >>"$victim_file"
-    sleep 0.2
-  done) &
-  poller=$!
-  local end=$((SECONDS + 240)) seen=0 sent0 sent1 active="" t_conn=0 t_sample closed=0
+  # probe holds RDMA resources above the baseline, and vm1's rxe0 holds more QPs than when
+  # idle (the responder's session). vm1 appends its QP count to a shared file every 0.2 s;
+  # only lines added after vm0 saw the connection open count (the two guests' clocks differ).
+  local victim_file=$LAB_OUT/victim_qp.txt victim_base n_conn=0 active=""
+  victim_base=$(cat "$LAB_OUT/victim_qp.base")
+  local end=$((SECONDS + 240)) seen=0 sent0 sent1 t_conn=0 closed=0
   while ((SECONDS < end)); do
     sleep 0.1
     if [[ -z $(ss -Htn state established dst 10.77.0.11 dport = :19792) ]]; then
@@ -192,7 +197,10 @@ EOF
       continue
     fi
     ((closed)) || continue # a probe already running when the loop started: its start is unknown
-    ((t_conn)) || t_conn=$(ms)
+    if ((!t_conn)); then
+      t_conn=$(ms)
+      n_conn=$(wc -l <"$victim_file")
+    fi
     if (($(ms) - t_conn > KILL_WITHIN_MS)); then
       lab_log "(b) this probe was not seen moving data within $KILL_WITHIN_MS ms of its connection; waiting for the next one"
       closed=0
@@ -202,21 +210,19 @@ EOF
     sleep 0.3
     sent1=$(lab_hw_counter sent_pkts)
     during=$(rdma_res)
-    read -r t_sample active < <(tail -n 1 "$victim_file")
     # The vm1 sample must have been taken during this probe's connection.
-    if ((sent1 - sent0 >= 20 && t_sample >= t_conn)) && [[ $during != "$baseline" && $active == [1-9]* ]]; then
+    (($(wc -l <"$victim_file") > n_conn)) && active=$(tail -n 1 "$victim_file") || active=""
+    if ((sent1 - sent0 >= 20 && ${active:-0} > victim_base)) && [[ $during != "$baseline" ]]; then
       seen=1
       break
     fi
   done
-  kill "$poller" 2>/dev/null || true
-  wait "$poller" 2>/dev/null || true
   ((seen)) || lab_fail "never saw the bandwidth probe to vm1 moving data"
   local t_kill t_killed
   t_kill=$(ms)
   lab_kill_vm 1 || lab_fail "could not kill vm1"
   t_killed=$(ms)
-  lab_log "(b) killed vm1 mid-probe ($((t_kill - t_conn)) ms after the control connection opened, kill confirmed $((t_killed - t_kill)) ms later; vm1 active sessions $active, sampled $((t_kill - t_sample)) ms before; vm0 rxe0 sent $((sent1 - sent0)) packets in 0.3 s); vm0 RDMA resources during the probe: $during"
+  lab_log "(b) killed vm1 mid-probe ($((t_kill - t_conn)) ms after the control connection opened, kill confirmed $((t_killed - t_kill)) ms later; vm1 rxe0 QPs $active (idle $victim_base); vm0 rxe0 sent $((sent1 - sent0)) packets in 0.3 s); vm0 RDMA resources during the probe: $during"
   end=$((SECONDS + 60))
   until scrape && (($(val 'rxe_probes_total{module="bw",peer="victim"}') > bw_base)); do
     ((SECONDS < end)) || lab_fail "the bandwidth probe to the killed vm1 did not end within 60 s"
