@@ -10,6 +10,8 @@ PACKAGES=(
   libnl-3-dev libnl-route-3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsystemd-dev libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev
+  # fuzzing (scripts/fuzz.sh): clang with libFuzzer and the sanitizer runtimes
+  clang-14 libclang-rt-14-dev
   # tests: promtool/prometheus, perftest to compare with, RDMA userspace, tools
   prometheus perftest rdma-core ibverbs-providers ibverbs-utils iproute2
   curl jq python3 python3-yaml openssl systemd nftables iputils-ping shellcheck

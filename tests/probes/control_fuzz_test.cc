@@ -1,5 +1,6 @@
 // Quick deterministic fuzz loops: random bytes and mutated valid frames must
-// decode to a message or a WireError, never crash (run under ASan in CI).
+// decode to a message or a WireError, never crash. CI runs this under ASan+UBSan
+// (scripts/sanitize.sh asan); the coverage-guided harness is tests/fuzz/control_frame_fuzz.cc.
 #include <gtest/gtest.h>
 
 #include <random>
