@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "exporter/sweep_plan.h"
+#include "sweep/sweep_plan.h"
 
 using namespace rxe::exporter::sweep;
 
