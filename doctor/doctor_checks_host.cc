@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <map>
 
-#include "doctor/doctor_checks.h"
 #include "config/units.h"
+#include "doctor/doctor_checks.h"
 
 namespace rxe::doctor {
 namespace {

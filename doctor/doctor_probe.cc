@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "doctor/doctor_gather.h"
 #include "config/units.h"
+#include "doctor/doctor_gather.h"
 #include "probes/responder.h"
 #include "probes/stats.h"
 

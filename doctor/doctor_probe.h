@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "doctor/doctor_checks.h"
 #include "config/model.h"
+#include "doctor/doctor_checks.h"
 #include "probes/prober.h"
 
 namespace rxe::doctor {

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "config/units.h"
-#include "sweep/sweep_values.h"
 #include "probes/rdma_session_params.h"
+#include "sweep/sweep_values.h"
 
 namespace rxe::sweep {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "config/model.h"
-#include "sweep/sweep_runner.h"
 #include "probes/prober.h"
+#include "sweep/sweep_runner.h"
 
 namespace rxe::sweep {
 
