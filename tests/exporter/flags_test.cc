@@ -21,6 +21,10 @@ TEST(Flags, Defaults) {
   EXPECT_EQ(c.flags.web_config_file, "");
   EXPECT_EQ(c.flags.sysfs_path, "/sys");
   EXPECT_EQ(c.flags.max_requests, 4);
+  EXPECT_EQ(c.flags.http.max_connections, 64u);
+  EXPECT_EQ(c.flags.http.read_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(c.flags.http.max_header_bytes, 16384u);
+  EXPECT_EQ(c.flags.admin_auth, AdminAuth::kAuto);
   EXPECT_EQ(c.flags.log_level, log::Level::kInfo);
   EXPECT_EQ(c.flags.log_format, log::Format::kLogfmt);
 }
@@ -43,6 +47,17 @@ TEST(Flags, AllGoodValues) {
   EXPECT_EQ(c.flags.max_requests, 0);
   EXPECT_EQ(c.flags.log_level, log::Level::kDebug);
   EXPECT_EQ(c.flags.log_format, log::Format::kJson);
+}
+
+TEST(Flags, HttpLimitsAndAdminAuth) {
+  CommandLine c = Parse({"--web.max-connections=8", "--web.read-timeout=1m30s",
+                         "--web.max-header-bytes=4KiB", "--web.admin-auth=false"});
+  ASSERT_EQ(c.action, Action::kRunDaemon) << c.output;
+  EXPECT_EQ(c.flags.http.max_connections, 8u);
+  EXPECT_EQ(c.flags.http.read_timeout, std::chrono::seconds(90));
+  EXPECT_EQ(c.flags.http.max_header_bytes, 4096u);
+  EXPECT_EQ(c.flags.admin_auth, AdminAuth::kOpen);
+  EXPECT_EQ(Parse({"--web.admin-auth=true"}).flags.admin_auth, AdminAuth::kRequired);
 }
 
 TEST(Flags, ConfigCheck) {
@@ -107,6 +122,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlag{{"--web.max-requests=-1"},
                 "--web.max-requests: must be 0 (no limit) or more, got -1"},
         BadFlag{{"--web.max-requests=many"}, "Could not convert: --web.max-requests = many"},
+        BadFlag{{"--web.max-connections=0"},
+                "--web.max-connections: must be between 1 and 65536, got 0"},
+        BadFlag{{"--web.read-timeout=5"},
+                "--web.read-timeout: invalid value \"5\" (a duration from 100ms to 5m, e.g. 5s)"},
+        BadFlag{{"--web.max-header-bytes=16KB"},
+                "--web.max-header-bytes: invalid value \"16KB\" (1KiB to 1MiB, e.g. 16KiB or "
+                "16384)"},
+        BadFlag{{"--web.admin-auth=yes"},
+                "--web.admin-auth: invalid value \"yes\" (allowed: auto, true, false)"},
         BadFlag{{"--path.sysfs", ""}, "--path.sysfs: must not be empty"},
         BadFlag{{"--config.file", ""}, "--config.file: must not be empty"},
         BadFlag{{"--path.sysfs="}, "--path.sysfs: 1 required TEXT missing"},

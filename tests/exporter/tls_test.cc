@@ -2,7 +2,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <sys/socket.h>
+#include <cerrno>
+#include <unistd.h>
+
 #include <filesystem>
+#include <vector>
 
 #include "exporter/cli.h"
 #include "tests/exporter/test_util.h"
@@ -21,10 +26,12 @@ class WebConfigTest : public ::testing::Test {
     WriteFile(config_, testing::TestConfigYaml());
     pki_ = testing::MakeTestPki(dir_.path());
   }
-  void Start() {
-    app_ = testing::StartApp({"--config.file", config_, "--web.config.file", web_,
-                              "--web.listen-address=127.0.0.1:0", "--path.sysfs",
-                              std::string(RXE_FIXTURES_DIR) + "/sys"});
+  void Start(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"--config.file", config_, "--web.config.file", web_,
+                                  "--web.listen-address=127.0.0.1:0", "--path.sysfs",
+                                  std::string(RXE_FIXTURES_DIR) + "/sys"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    app_ = testing::StartApp(args);
   }
   int port() const { return app_->BoundPorts().at(0); }
   std::unique_ptr<httplib::SSLClient> Tls(const std::string& ca, const std::string& cert = "",
@@ -165,6 +172,31 @@ TEST_F(WebConfigTest, InvalidWebConfigFailsStart) {
             web_ +
                 ":4:3: tls_server_config: unknown key \"bogus\" (allowed: cert_file, key_file, "
                 "client_auth_type, client_ca_file, min_version, max_version)");
+}
+
+// Issue 17 item 1 over TLS: connections that never finish their handshake are
+// closed at the read deadline and do not hold up TLS clients.
+TEST_F(WebConfigTest, SilentTlsConnectionsAreClosedAndDoNotBlockOthers) {
+  WriteFile(web_, TlsYaml());
+  Start({"--web.read-timeout=1s"});
+  std::vector<int> silent;
+  for (int i = 0; i < 16; ++i) {
+    const int fd = testing::ConnectLoopback(port());
+    ASSERT_GE(fd, 0);
+    silent.push_back(fd);
+  }
+  auto res = Tls(pki_.ca_cert)->Get("/metrics");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  for (int fd : silent) {
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char c;
+    const ssize_t n = recv(fd, &c, 1, 0);
+    const bool timed_out = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    EXPECT_TRUE(n == 0 || (n < 0 && !timed_out)) << "not closed within 5 s (1 s read timeout)";
+    close(fd);
+  }
 }
 
 }  // namespace
