@@ -40,7 +40,7 @@ void CheckPairCount(const Config& cfg, const YAML::Node& modules, const Sink& si
                  " peers make " + std::to_string(pairs) +
                  " (module, peer) pairs, above prober.max_pairs " +
                  std::to_string(cfg.prober.max_pairs) +
-                 "; each pair exports about 44 series (~3.3 KB per scrape): list fewer peers in "
+                 "; each pair exports about 42 series (~3.2 KB per scrape): list fewer peers in "
                  "the modules' peers or raise prober.max_pairs (at most " +
                  std::to_string(kMaxMaxPairs) + ")");
 }

@@ -1,5 +1,7 @@
 #include "exporter/app.h"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <exception>
 
@@ -10,6 +12,10 @@
 
 namespace rxe::exporter {
 namespace {
+
+// Scrapes at least this large give their freed memory back to the kernel (1 MiB of text is
+// about 13,000 series; the default prober.max_pairs allows ~41,500).
+constexpr size_t kTrimAfterScrapeBytes = 1u << 20;
 
 double NowUnixSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -193,17 +199,26 @@ std::vector<int> App::BoundPorts() const {
 }
 
 std::string App::RenderMetrics() {
-  std::vector<prometheus::MetricFamily> families;
-  scraper_->Collect(families);
-  AppendSelfMetrics(reload_status(), families);
-  // /proc/self, not --path.procfs: the exporter's own process, as client_golang reads it.
-  collectors::AppendProcessMetrics(collectors::ReadProcessSample("/proc"), families);
-  try {
-    for (auto& f : probes_.Collect()) families.push_back(std::move(f));
-  } catch (const std::exception& e) {
-    log::Error("probe metrics failed", {{"err", e.what()}});
+  std::string text;
+  {
+    std::vector<prometheus::MetricFamily> families;
+    scraper_->Collect(families);
+    AppendSelfMetrics(reload_status(), families);
+    // /proc/self, not --path.procfs: the exporter's own process, as client_golang reads it.
+    collectors::AppendProcessMetrics(collectors::ReadProcessSample("/proc"), families);
+    try {
+      for (auto& f : probes_.Collect()) families.push_back(std::move(f));
+    } catch (const std::exception& e) {
+      log::Error("probe metrics failed", {{"err", e.what()}});
+    }
+    text = SerializeText(MergeFamilies(std::move(families)));
   }
-  return SerializeText(MergeFamilies(std::move(families)));
+  // The families are freed by now (about 0.5 KB of heap per series), but glibc keeps freed
+  // memory in the arena of the HTTP worker thread that ran this scrape, so every worker
+  // would hold its largest scrape's high-water mark for good (issue 17: RSS 156 MB -> 1.24 GB
+  // after three scrapes of 1.66 M series). Hand the free pages back after big scrapes.
+  if (text.size() >= kTrimAfterScrapeBytes) malloc_trim(0);
+  return text;
 }
 
 ReloadStatus App::reload_status() const {

@@ -24,7 +24,7 @@ status=0
 for key in Type=notify WatchdogSec= 'ExecReload=/bin/kill -HUP $MAINPID' DynamicUser=yes ProtectSystem=strict \
   ProtectHome=yes NoNewPrivileges=yes 'CapabilityBoundingSet=$' DevicePolicy=closed \
   'DeviceAllow=char-infiniband_verbs rw' 'DeviceAllow=/dev/infiniband/rdma_cm rw' \
-  'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK' LimitMEMLOCK= \
+  'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK' LimitMEMLOCK= MemoryMax= TasksMax= \
   'After=rdma-hw.target network-online.target'; do
   grep -q "^${key}" "$COPY" || { echo "FAIL: unit lacks ${key}"; status=1; }
 done

@@ -138,7 +138,7 @@ const InvalidCase kCases[] = {
      "inline_size, duration, iterations, gid_index, qp_timeout"},
     {"invalid-max-pairs.yml",
      "invalid-max-pairs.yml:8:3: modules: 2 modules x 3 peers make 5 (module, peer) pairs, above "
-     "prober.max_pairs 4; each pair exports about 44 series (~3.3 KB per scrape): list fewer "
+     "prober.max_pairs 4; each pair exports about 42 series (~3.2 KB per scrape): list fewer "
      "peers in the modules' peers or raise prober.max_pairs (at most 100000)"},
     {"invalid-max-pairs-range.yml",
      "invalid-max-pairs-range.yml:2:14: prober.max_pairs: must be between 1 and 100000, got "

@@ -227,5 +227,45 @@ TEST_F(RunningBinary, SighupWithBrokenConfigKeepsServing) {
   EXPECT_EQ(SignalAndWait(SIGTERM).first, 0);
 }
 
+// A config or peer file holding just "," made yaml-cpp's LoadAll loop forever on the main
+// loop (no reload answer, no watchdog ping, ~200 MB/s). Now each reload fails at once and
+// the old config stays.
+TEST_F(RunningBinary, SighupWithCommaFilesKeepsTheOldConfig) {
+  Start();
+  httplib::Client cli("127.0.0.1", port_);
+  const auto reload_and_wait = [&](const char* want) {
+    kill(child_->pid(), SIGHUP);
+    std::string metrics;
+    for (int i = 0; i < 100; ++i) {
+      auto res = cli.Get("/metrics");
+      if (!res) return std::string("(no answer)");
+      metrics = res->body;
+      if (Contains(metrics, want)) break;
+      std::this_thread::sleep_for(50ms);
+    }
+    return metrics;
+  };
+  WriteFile(config_, ",");
+  std::string metrics = reload_and_wait("rxe_exporter_config_last_reload_successful 0\n");
+  EXPECT_TRUE(Contains(metrics, "rxe_exporter_config_last_reload_successful 0\n")) << metrics;
+  EXPECT_TRUE(Contains(metrics, "device=\"rxe0\"")) << "still collecting with the old config";
+  EXPECT_TRUE(Contains(child_->Stderr(), "rxe_exporter.yml:1:1: invalid YAML: unexpected"))
+      << child_->Stderr();
+
+  const std::string peers = dir_.File("peers.yml");
+  WriteFile(peers, "- {name: a, address: 127.0.0.1}\n");
+  WriteFile(config_, testing::TestConfigYaml() + "peer_files: [peers.yml]\n");
+  metrics = reload_and_wait("rxe_exporter_config_last_reload_successful 1\n");
+  ASSERT_TRUE(Contains(metrics, "rxe_exporter_config_last_reload_successful 1\n")) << child_->Stderr();
+
+  WriteFile(peers, ",");
+  metrics = reload_and_wait("rxe_exporter_config_last_reload_successful 0\n");
+  EXPECT_TRUE(Contains(metrics, "rxe_exporter_config_last_reload_successful 0\n")) << metrics;
+  EXPECT_TRUE(Contains(child_->Stderr(), "peers.yml:1:1: invalid YAML: unexpected"))
+      << child_->Stderr();
+  EXPECT_EQ(cli.Get("/-/healthy")->status, 200);
+  EXPECT_EQ(SignalAndWait(SIGTERM).first, 0);
+}
+
 }  // namespace
 }  // namespace rxe::exporter
