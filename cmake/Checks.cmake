@@ -69,3 +69,19 @@ rxe_check(install.layout install
           ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_SYSCONFDIR} ${RXE_SYSTEMD_UNIT_DIR}
           ${CMAKE_INSTALL_FULL_DOCDIR} ${CMAKE_INSTALL_FULL_LIBEXECDIR} ${RXE_PROMTOOL})
 set_tests_properties(install.layout PROPERTIES FIXTURES_REQUIRED rxe_exporter_binary RESOURCE_LOCK rxe_build)
+
+# --- Debian package (label package) -------------------------------------------------------------
+# package.deb: dpkg-buildpackage -b of a copy of the tree in <build>/package (its own build with
+# dpkg-buildflags' hardening, ~100 compilations; ccache when installed), then lintian with no error
+# and no warning allowed. package.lifecycle: install, start, scrape, upgrade, remove and purge in
+# a lab VM on a real rdma_rxe (cmake/package/lifecycle.sh). Run through the lab lock:
+#   /tmp/lab-lock.sh ctest --test-dir build -L package --output-on-failure
+add_test(NAME package.deb
+  COMMAND ${CMAKE_SOURCE_DIR}/cmake/package/build_deb.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/package)
+set_tests_properties(package.deb PROPERTIES LABELS package TIMEOUT 3600 FIXTURES_SETUP rxe_deb
+  RESOURCE_LOCK rxe_build)
+add_test(NAME package.lifecycle
+  COMMAND ${CMAKE_SOURCE_DIR}/tests/lab/run-case.sh ${CMAKE_SOURCE_DIR}/cmake/package/lifecycle.sh
+          ${CMAKE_BINARY_DIR})
+set_tests_properties(package.lifecycle PROPERTIES LABELS package TIMEOUT 900 RUN_SERIAL TRUE
+  FIXTURES_REQUIRED rxe_deb)
