@@ -8,6 +8,7 @@ const char* ProbeTypeName(ProbeType t) {
     case ProbeType::kSendBw: return "send_bw";
     case ProbeType::kSendLat: return "send_lat";
     case ProbeType::kWriteLat: return "write_lat";
+    case ProbeType::kUdPing: return "ud_ping";
   }
   return "unknown";
 }

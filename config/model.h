@@ -40,7 +40,9 @@ struct Peer {
   std::map<std::string, std::string> labels;  // extra labels (low cardinality)
 };
 
-enum class ProbeType { kWriteBw, kSendBw, kSendLat, kWriteLat };
+/// kUdPing is the continuous UD latency mesh (probes/ud_*): it never runs as a per-peer
+/// RC session; over the control protocol it only fetches the peer's UD address.
+enum class ProbeType { kWriteBw, kSendBw, kSendLat, kWriteLat, kUdPing };
 
 /// A named probe module (blackbox_exporter style). Parameters have perftest's
 /// meaning; zero/nullopt means "the per-type default" where documented.

@@ -34,6 +34,7 @@ std::string_view MessageTypeName(MessageType t) {
     case MessageType::kReady: return "READY";
     case MessageType::kDone: return "DONE";
     case MessageType::kBye: return "BYE";
+    case MessageType::kUdAddress: return "UD_ADDRESS";
   }
   return "UNKNOWN";
 }

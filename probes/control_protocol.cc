@@ -28,6 +28,7 @@ uint8_t ProbeTypeCode(config::ProbeType t) {
     case config::ProbeType::kSendBw: return 1;
     case config::ProbeType::kSendLat: return 2;
     case config::ProbeType::kWriteLat: return 3;
+    case config::ProbeType::kUdPing: return 4;
   }
   return 0;
 }
@@ -35,7 +36,7 @@ uint8_t ProbeTypeCode(config::ProbeType t) {
 bool ProbeTypeFromCode(uint8_t c, config::ProbeType& t) {
   static constexpr config::ProbeType kTypes[] = {
       config::ProbeType::kWriteBw, config::ProbeType::kSendBw, config::ProbeType::kSendLat,
-      config::ProbeType::kWriteLat};
+      config::ProbeType::kWriteLat, config::ProbeType::kUdPing};
   if (c >= std::size(kTypes)) return false;
   t = kTypes[c];
   return true;
@@ -92,6 +93,11 @@ void EncodeInto(std::vector<uint8_t>& out, const Message& m) {
                    w.Text(d.text, kMaxTextBytes);
                  },
                  [&](const Bye&) {},
+                 [&](const UdAddress& u) {
+                   w.Bytes(u.gid);
+                   w.U32(u.qpn);
+                   w.U32(u.qkey);
+                 },
              },
              m);
 }
@@ -197,12 +203,18 @@ WireResult<Message> DecodeBodyImpl(MessageType type, wire::Reader& r) {
       return Message{std::move(d)};
     }
     case MessageType::kBye: return Message{Bye{}};
+    case MessageType::kUdAddress: {
+      UdAddress u;
+      if (!r.Bytes(u.gid) || !r.U32(u.qpn) || !r.U32(u.qkey)) return Truncated("UD_ADDRESS");
+      if (u.qpn == 0 || u.qpn > kMaxQpNumber) return Range("qpn", u.qpn);
+      return Message{u};
+    }
   }
   return Err(WireErrorCode::kUnknownType, "unknown message type");
 }
 
 bool KnownType(uint8_t t) {
-  return t >= static_cast<uint8_t>(MessageType::kHello) && t <= static_cast<uint8_t>(MessageType::kBye);
+  return t >= static_cast<uint8_t>(MessageType::kHello) && t <= static_cast<uint8_t>(MessageType::kUdAddress);
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ enum class MessageType : uint8_t {
   kReady = 7,
   kDone = 8,
   kBye = 9,
+  kUdAddress = 10,  // responder -> client after ACCEPT for a ud_ping HELLO, then the connection ends
 };
 
 /// Why a REJECT was sent; also the `reason` label of
@@ -105,8 +106,16 @@ struct Done {
   std::string text;       // failure detail, <= kMaxTextBytes
 };
 struct Bye {};
+/// The responder's long-lived ud_ping UD endpoint (probes/ud_endpoint.h) for the device that
+/// holds the control connection's local address.
+struct UdAddress {
+  std::array<uint8_t, 16> gid{};
+  uint32_t qpn = 0;   // 1..0xFFFFFF
+  uint32_t qkey = 0;
+};
 
-using Message = std::variant<Hello, Challenge, Auth, Accept, Reject, Endpoint, Ready, Done, Bye>;
+using Message =
+    std::variant<Hello, Challenge, Auth, Accept, Reject, Endpoint, Ready, Done, Bye, UdAddress>;
 MessageType TypeOf(const Message& m);
 std::string_view MessageTypeName(MessageType t);
 

@@ -1,6 +1,8 @@
 // Client side of the control protocol (docs/protocol.md):
 //   connect -> HELLO -> [CHALLENGE -> AUTH] -> ACCEPT -> ENDPOINT <-> ENDPOINT
 //   -> Connect (RTR/RTS) -> READY <-> READY -> RunClient -> DONE <-> DONE -> BYE
+// ud_ping address query: connect -> HELLO(ud_ping) -> [CHALLENGE -> AUTH] -> ACCEPT
+//   -> UD_ADDRESS -> BYE
 #include "probes/prober.h"
 
 #include <cerrno>
@@ -204,6 +206,13 @@ std::optional<ProbeFailure> ClientRun::Run() {
   Phase("connect");
   if (auto f = Handshake(*nonce)) return f;
   Phase("accept");
+  if (module_.type == config::ProbeType::kUdPing) {
+    auto addr = As<control::UdAddress>(Receive("UD_ADDRESS"), "UD_ADDRESS");
+    if (auto* f = std::get_if<ProbeFailure>(&addr)) return *f;
+    out_.ud_address = std::get<control::UdAddress>(addr);
+    (void)Send(control::Message{control::Bye{}});
+    return std::nullopt;
+  }
 
   auto local_ip = control::LocalIpv4(fd_.get());
   if (!local_ip) {

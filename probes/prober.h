@@ -42,13 +42,15 @@ struct ProbeOutcome {
   bool counters_attributed = false;  // the probe ran alone on `device`
   CounterSnapshot counter_deltas;    // kAttributedCounters deltas (when attributed)
   std::string responder_detail;      // the responder's DONE text, if any
+  std::optional<control::UdAddress> ud_address;  // ud_ping: the peer's UD endpoint
 };
 
 /// perftest defaults applied to a module: size 0 -> 65536 (bandwidth) or
 /// 2 (latency); latency types use tx_depth 1; mtu nullopt -> 0 (auto).
 SessionParams ParamsFor(const config::Module& module);
 
-/// Runs one probe; returns within about module.timeout (plus connect/RTR
+/// Runs one probe; for a ud_ping module it only fetches the peer's UD endpoint address
+/// (ProbeOutcome::ud_address) over the authenticated control protocol. Returns within about module.timeout (plus connect/RTR
 /// set-up that the kernel bounds) or soon after `cancel` is set. Never throws.
 ProbeOutcome RunProbe(const config::Module& module, const config::Peer& peer, const ProberEnv& env,
                       const std::atomic<bool>& cancel);

@@ -57,6 +57,8 @@ class RdmaSessionImpl final : public RdmaSession {
         return RunSendLatClient(core, deadline, cancel);
       case ProbeType::kWriteLat:
         return RunWriteLatClient(core, deadline, cancel);
+      case ProbeType::kUdPing:
+        break;  // not an RC session
     }
     return Fail(FailureReason::kInternal, "unknown probe type");
   }
@@ -76,6 +78,8 @@ class RdmaSessionImpl final : public RdmaSession {
         return RunSendLatResponder(core, deadline, done, cancel);
       case ProbeType::kWriteLat:
         return RunWriteLatResponder(core, deadline, done, cancel);
+      case ProbeType::kUdPing:
+        break;  // not an RC session
     }
     return Fail(FailureReason::kInternal, "unknown probe type");
   }

@@ -153,6 +153,11 @@ void Responder::Stop() {
   ports_.clear();
 }
 
+void Responder::SetUdAddressSource(UdAddressSource source) {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->ud_address = std::move(source);
+}
+
 ResponderStats Responder::Stats() const {
   std::lock_guard<std::mutex> lock(shared_->mu);
   return shared_->stats;

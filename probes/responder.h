@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,6 +80,11 @@ class Responder {
   void RequestStop();
 
   ResponderStats Stats() const;
+  /// ud_ping: answers a ud_ping HELLO (after authentication) with the UD endpoint of the
+  /// device that holds the control connection's local IPv4 address; nullopt (or no source)
+  /// = REJECT setup_failed. Takes no session slot and creates no RDMA resources.
+  using UdAddressSource = std::function<std::optional<control::UdAddress>(in_addr local_ip)>;
+  void SetUdAddressSource(UdAddressSource source);
   /// Ports actually bound, in listen_addresses order (useful with port 0).
   std::vector<uint16_t> BoundPorts() const;
   /// Stats survive Stop/Start cycles (counters are cumulative).

@@ -67,6 +67,7 @@ class Connection {
   }
   bool Authenticate(const control::Nonce& client_nonce);
   void RunSession(const control::Hello& hello);
+  void ServeUdAddress(const control::Nonce& client_nonce);
   void ServeProbe(RdmaSession& session, Clock::time_point session_deadline);
 
   Responder::Shared& shared_;
@@ -141,6 +142,10 @@ void Connection::Serve() {
   auto hello = Expect<control::Hello>(hello_deadline, /*hello=*/true);
   if (!hello) return;
   const SessionParams& p = hello->params;
+  if (p.type == config::ProbeType::kUdPing) {
+    ServeUdAddress(hello->client_nonce);
+    return;
+  }
   if (p.size > settings_->max_buffer_bytes) {
     Reject(RejectReason::kBadParams, "size above the responder's max_buffer_bytes");
     return;
@@ -161,6 +166,26 @@ void Connection::Serve() {
   }
   slot_ = true;
   RunSession(*hello);
+}
+
+// ud_ping address query: HELLO(ud_ping) -> [CHALLENGE, AUTH] -> ACCEPT -> UD_ADDRESS.
+void Connection::ServeUdAddress(const control::Nonce& client_nonce) {
+  if (!settings_->psk.empty() && !Authenticate(client_nonce)) return;
+  auto local_ip = control::LocalIpv4(fd_.get());
+  Responder::UdAddressSource source;
+  {
+    std::lock_guard<std::mutex> lock(shared_.mu);
+    source = shared_.ud_address;
+  }
+  std::optional<control::UdAddress> address;
+  if (local_ip && source) address = source(*local_ip);
+  if (!address) {
+    Reject(RejectReason::kSetupFailed, "ud_ping is not running on this host for the address " +
+                                           std::string(local_ip ? "queried" : "(IPv6)"));
+    return;
+  }
+  if (!Send(control::Message{control::Accept{0}})) return;
+  (void)Send(control::Message{*address});
 }
 
 void Connection::RunSession(const control::Hello& hello) {

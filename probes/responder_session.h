@@ -19,6 +19,7 @@ namespace rxe::probes {
 struct Responder::Shared {
   SessionFactory factory;
   DeviceActivity* activity = nullptr;  // may be null
+  Responder::UdAddressSource ud_address;  // guarded by mu
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> next_session_id{1};
 

@@ -116,7 +116,8 @@ TEST(ControlProtocolTest, RoundTripsEveryType) {
 
 TEST(ControlProtocolTest, EveryProbeTypeRoundTrips) {
   for (auto t : {config::ProbeType::kWriteBw, config::ProbeType::kSendBw,
-                 config::ProbeType::kSendLat, config::ProbeType::kWriteLat}) {
+                 config::ProbeType::kSendLat, config::ProbeType::kWriteLat,
+                 config::ProbeType::kUdPing}) {
     Hello h = SampleHello();
     h.params.type = t;
     EXPECT_EQ(RoundTrip(h).params.type, t);
@@ -150,7 +151,7 @@ TEST(ControlProtocolTest, HeaderErrors) {
   bad = good;
   bad[5] = 0;
   EXPECT_EQ(CodeOf(DecodeFrame(bad, kMax)), WireErrorCode::kUnknownType);
-  bad[5] = 10;
+  bad[5] = 11;
   EXPECT_EQ(CodeOf(DecodeFrame(bad, kMax)), WireErrorCode::kUnknownType);
   bad = good;
   bad[7] = 1;

@@ -1,0 +1,260 @@
+#include "probes/ud_endpoint.h"
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <array>
+#include <random>
+
+#include "common/log.h"
+#include "probes/ud_wire.h"
+#include "probes/verbs_device.h"
+
+namespace rxe::probes::ud {
+namespace {
+
+constexpr uint64_t kRecvFlag = uint64_t{1} << 63;
+
+ProbeFailure Fail(FailureReason r, std::string detail) {
+  return ProbeFailure{r, std::move(detail), ""};
+}
+
+ProbeFailure Errno(const char* what, int err = errno) {
+  return Fail(FailureReason::kInternal, std::string(what) + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+void AhDeleter::operator()(ibv_ah* ah) const noexcept {
+  if (ah == nullptr) return;
+  if (const int ret = ibv_destroy_ah(ah); ret != 0) {
+    log::Warn("verbs teardown failed",
+              {{"call", "ibv_destroy_ah"}, {"error", std::strerror(ret > 0 ? ret : errno)}});
+  }
+}
+
+ProbeResult<std::unique_ptr<Endpoint>> Endpoint::Create(const LocalTarget& where,
+                                                        const EndpointOptions& opts) {
+  if (opts.message_bytes < kHeaderBytes) {
+    return Fail(FailureReason::kInternal, "ud_ping size " + std::to_string(opts.message_bytes) +
+                                              " is below the " + std::to_string(kHeaderBytes) +
+                                              "-byte ping header");
+  }
+  auto opened = verbs::OpenPortForTarget(where);
+  if (auto* f = std::get_if<ProbeFailure>(&opened)) return std::move(*f);
+  auto& op = std::get<verbs::OpenedPort>(opened);
+  std::unique_ptr<Endpoint> ep(new Endpoint());
+  ep->opts_ = opts;
+  ep->device_ = op.device;
+  ep->port_ = op.port;
+  ep->gid_index_ = op.gid_index;
+  ep->gid_ = op.gid;
+  ep->active_mtu_bytes_ = verbs::MtuBytes(op.port_attr.active_mtu);
+  ep->ctx_ = std::move(op.ctx);
+  if (opts.message_bytes > ep->active_mtu_bytes_) {
+    return Fail(FailureReason::kMtuAboveActive,
+                "ud_ping size " + std::to_string(opts.message_bytes) + " is above the active MTU " +
+                    std::to_string(ep->active_mtu_bytes_) + " of " + ep->device_ +
+                    " (a UD message must fit one packet)");
+  }
+  const auto max_wr = static_cast<uint32_t>(op.device_attr.max_qp_wr);
+  if (opts.recv_slots > max_wr || opts.send_slots > max_wr) {
+    return Fail(FailureReason::kInternal, "ud_ping queue depth above max_qp_wr " +
+                                              std::to_string(max_wr));
+  }
+  if (auto f = ep->Build()) return std::move(*f);
+  return ep;
+}
+
+std::optional<ProbeFailure> Endpoint::Build() {
+  pd_.reset(ibv_alloc_pd(ctx_.get()));
+  if (!pd_) return Errno("ibv_alloc_pd");
+  channel_.reset(ibv_create_comp_channel(ctx_.get()));
+  if (!channel_) return Errno("ibv_create_comp_channel");
+  // Non-blocking: the loop only reads the channel after poll() says it is readable, but a
+  // spurious wake-up must not block the thread that also sends the pings.
+  const int flags = fcntl(channel_->fd, F_GETFL);
+  if (flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    return Errno("fcntl O_NONBLOCK on the completion channel");
+  }
+  const int cqe = static_cast<int>(opts_.recv_slots + opts_.send_slots);
+  cq_.reset(ibv_create_cq(ctx_.get(), cqe, nullptr, channel_.get(), 0));
+  if (!cq_) return Errno("ibv_create_cq");
+  const size_t slots = size_t{opts_.recv_slots} + opts_.send_slots;
+  buffer_ = verbs::AllocateBuffer(slots * SlotBytes());
+  if (!buffer_) return Errno("allocate ud_ping buffer");
+  mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), slots * SlotBytes(), IBV_ACCESS_LOCAL_WRITE));
+  if (!mr_) return Errno("ibv_reg_mr (check the memlock limit)");
+
+  ibv_qp_init_attr init{};
+  init.send_cq = cq_.get();
+  init.recv_cq = cq_.get();
+  init.cap.max_send_wr = opts_.send_slots;
+  init.cap.max_recv_wr = opts_.recv_slots;
+  init.cap.max_send_sge = 1;
+  init.cap.max_recv_sge = 1;
+  init.qp_type = IBV_QPT_UD;
+  init.sq_sig_all = 1;  // every send completes: frees its slot, reports a failed send
+  qp_.reset(ibv_create_qp(pd_.get(), &init));
+  if (!qp_) return Errno("ibv_create_qp (UD)");
+
+  ibv_qp_attr attr{};
+  attr.qp_state = IBV_QPS_INIT;
+  attr.pkey_index = 0;
+  attr.port_num = port_;
+  attr.qkey = opts_.qkey;
+  if (int r = ibv_modify_qp(qp_.get(), &attr,
+                            IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY)) {
+    return Fail(FailureReason::kQpTransitionFailed,
+                std::string("UD QP RESET->INIT: ") + std::strerror(r));
+  }
+  attr = {};
+  attr.qp_state = IBV_QPS_RTR;
+  if (int r = ibv_modify_qp(qp_.get(), &attr, IBV_QP_STATE)) {
+    return Fail(FailureReason::kQpTransitionFailed,
+                std::string("UD QP INIT->RTR: ") + std::strerror(r));
+  }
+  attr = {};
+  attr.qp_state = IBV_QPS_RTS;
+  attr.sq_psn = std::random_device{}() & 0xffffff;
+  if (int r = ibv_modify_qp(qp_.get(), &attr, IBV_QP_STATE | IBV_QP_SQ_PSN)) {
+    return Fail(FailureReason::kQpTransitionFailed,
+                std::string("UD QP RTR->RTS: ") + std::strerror(r));
+  }
+  for (uint32_t s = 0; s < opts_.recv_slots; ++s) {
+    if (auto f = RepostRecv(s)) return f;
+  }
+  send_tags_.assign(opts_.send_slots, 0);
+  for (uint32_t s = opts_.send_slots; s > 0; --s) free_send_slots_.push_back(s - 1);
+  if (int r = ibv_req_notify_cq(cq_.get(), 0)) return Errno("ibv_req_notify_cq", r);
+  return std::nullopt;
+}
+
+Endpoint::~Endpoint() {
+  if (cq_ && unacked_events_ > 0) ibv_ack_cq_events(cq_.get(), unacked_events_);
+}
+
+EndpointAddress Endpoint::Address() const { return {gid_, qp_->qp_num, opts_.qkey}; }
+
+std::optional<uint32_t> Endpoint::AcquireSendSlot() {
+  if (free_send_slots_.empty()) return std::nullopt;
+  const uint32_t s = free_send_slots_.back();
+  free_send_slots_.pop_back();
+  return s;
+}
+
+std::span<uint8_t> Endpoint::SendPayload(uint32_t slot) {
+  uint8_t* base = buffer_.get() + (size_t{opts_.recv_slots} + slot) * SlotBytes();
+  return {base, opts_.message_bytes};
+}
+
+ibv_ah* Endpoint::AddressHandle(const Gid& gid) {
+  if (auto it = ahs_.find(gid); it != ahs_.end()) return it->second.get();
+  ibv_ah_attr a{};
+  a.is_global = 1;  // RoCE: the GRH carries the destination GID (the IP address for RoCE v2)
+  std::memcpy(a.grh.dgid.raw, gid.data(), gid.size());
+  a.grh.sgid_index = static_cast<uint8_t>(gid_index_);
+  a.grh.hop_limit = 64;
+  a.port_num = port_;
+  AhPtr ah(ibv_create_ah(pd_.get(), &a));
+  if (!ah) return nullptr;
+  return ahs_.emplace(gid, std::move(ah)).first->second.get();
+}
+
+std::optional<ProbeFailure> Endpoint::PostSend(uint32_t slot, const EndpointAddress& to,
+                                               uint64_t tag) {
+  ibv_ah* ah = AddressHandle(to.gid);
+  if (ah == nullptr) {
+    const int err = errno;
+    free_send_slots_.push_back(slot);
+    return Fail(FailureReason::kNoRoute,
+                "ibv_create_ah to " + GidToString(to.gid) + ": " + std::strerror(err));
+  }
+  std::span<uint8_t> payload = SendPayload(slot);
+  ibv_sge sge{};
+  sge.addr = reinterpret_cast<uintptr_t>(payload.data());
+  sge.length = static_cast<uint32_t>(payload.size());
+  sge.lkey = mr_->lkey;
+  ibv_send_wr wr{};
+  wr.wr_id = slot;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.ud.ah = ah;
+  wr.wr.ud.remote_qpn = to.qpn;
+  wr.wr.ud.remote_qkey = to.qkey;
+  ibv_send_wr* bad = nullptr;
+  if (int r = ibv_post_send(qp_.get(), &wr, &bad)) {
+    free_send_slots_.push_back(slot);
+    return Errno("ibv_post_send (UD)", r);
+  }
+  send_tags_[slot] = tag;
+  return std::nullopt;
+}
+
+std::span<const uint8_t> Endpoint::RecvPayload(uint32_t slot, uint32_t byte_len) const {
+  const uint8_t* base = buffer_.get() + size_t{slot} * SlotBytes();
+  if (byte_len <= kGrhBytes) return {};
+  const size_t n = std::min<size_t>(byte_len - kGrhBytes, opts_.message_bytes);
+  return {base + kGrhBytes, n};
+}
+
+std::optional<ProbeFailure> Endpoint::RepostRecv(uint32_t slot) {
+  ibv_sge sge{};
+  sge.addr = reinterpret_cast<uintptr_t>(buffer_.get() + size_t{slot} * SlotBytes());
+  sge.length = static_cast<uint32_t>(SlotBytes());  // GRH area + message
+  sge.lkey = mr_->lkey;
+  ibv_recv_wr wr{};
+  wr.wr_id = kRecvFlag | slot;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  if (int r = ibv_post_recv(qp_.get(), &wr, &bad)) return Errno("ibv_post_recv (UD)", r);
+  return std::nullopt;
+}
+
+int Endpoint::event_fd() const { return channel_->fd; }
+
+std::optional<ProbeFailure> Endpoint::AckEventAndRearm() {
+  ibv_cq* ev_cq = nullptr;
+  void* ev_ctx = nullptr;
+  while (ibv_get_cq_event(channel_.get(), &ev_cq, &ev_ctx) == 0) {
+    // ibv_ack_cq_events takes a mutex: ack in batches, as the man page advises.
+    if (++unacked_events_ >= 64) {
+      ibv_ack_cq_events(cq_.get(), unacked_events_);
+      unacked_events_ = 0;
+    }
+  }
+  if (errno != EAGAIN && errno != EWOULDBLOCK) return Errno("ibv_get_cq_event");
+  if (int r = ibv_req_notify_cq(cq_.get(), 0)) return Errno("ibv_req_notify_cq", r);
+  return std::nullopt;
+}
+
+std::vector<Completion> Endpoint::Poll() {
+  std::array<ibv_wc, kPollBatch> wcs;
+  const int n = ibv_poll_cq(cq_.get(), kPollBatch, wcs.data());
+  std::vector<Completion> out;
+  if (n <= 0) return out;
+  out.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const ibv_wc& wc = wcs[static_cast<size_t>(i)];
+    Completion c;
+    c.is_send = (wc.wr_id & kRecvFlag) == 0;
+    c.slot = static_cast<uint32_t>(wc.wr_id & 0xffffffffu);
+    c.ok = wc.status == IBV_WC_SUCCESS;
+    if (!c.ok) c.status = ibv_wc_status_str(wc.status);
+    if (c.is_send) {
+      c.send_tag = send_tags_[c.slot];
+      free_send_slots_.push_back(c.slot);
+    } else {
+      c.byte_len = wc.byte_len;
+      c.src_qp = wc.src_qp;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace rxe::probes::ud
