@@ -4,7 +4,7 @@
 
 #include "sweep/sweep_plan.h"
 
-using namespace rxe::exporter::sweep;
+using namespace rxe::sweep;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view spec(reinterpret_cast<const char*>(data), size);

@@ -1,6 +1,7 @@
 // Quick deterministic fuzz loops: random bytes and mutated valid frames must
-// decode to a message or a WireError, never crash. CI runs this under ASan+UBSan
-// (scripts/sanitize.sh asan); the coverage-guided harness is tests/fuzz/control_frame_fuzz.cc.
+// decode to a message or a WireError, never crash. scripts/sanitize.sh asan runs this under
+// ASan+UBSan (scripts/test.sh with RXE_SANITIZERS=1); the coverage-guided harness is
+// tests/fuzz/control_frame_fuzz.cc.
 #include <gtest/gtest.h>
 
 #include <random>
