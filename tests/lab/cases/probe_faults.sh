@@ -1,33 +1,23 @@
 #!/usr/bin/env bash
-# lab: vms=3 timeout=600
+# lab: vms=3 timeout=480
 # Probe faults with the real daemon. vm0 probes vm1 ("victim": write_bw, 10 s) and vm2
 # ("steady": send_lat); vm1 and vm2 only run the responder.
 #  (c) vm2's daemon is stopped (probes fail: connection refused) and started again (the VM
 #      stays up): vm0 must probe it successfully again within two intervals of the module.
 #  (b) vm1 is hard-killed (qemu SIGKILL) while vm0's bandwidth probe to it is moving data
-#      (control connection open, rxe0 sending, vm1's rxe0 holding the responder's QPs): the probe
+#      (control connection open, rxe0 sending, vm1's rxe_responder_active_sessions 1): the probe
 #      must fail with a reason (rxe_probe_failures_total{reason}), the daemon must keep
 #      running and keep probing vm2 successfully, and vm0's RDMA resource counts (rdma
 #      resource show, and the exporter's rxe_device_resources) must return to their
 #      baseline from before the daemon started (no QP/CQ/MR/PD/context leaked).
 # (c) runs first, right after a bandwidth probe, so that no bandwidth probe (which holds
-# rxe0 and defers latency probes) falls into the recovery time measured: the bw interval
-# (60 s) leaves ~50 s between two probes for the up to 2 x 10 s (stop seen, recovery) of (c).
-# (b) is timed from the probe's own connection: the harness sees the control connection open
-# (it must have seen it closed first, so the time is that of the opening, not that of a loop
-# that started mid-probe) and kills vm1 only if all its mid-probe checks passed within
-# KILL_WITHIN_MS of that (a loaded lab host needs ~5 s for them: vm1 samples its QPs every
-# ~2 s), so some seconds of the 10 s transfer (the cap of `duration`) are left;
-# else it waits for the next probe. Afterwards it checks from /debug/probes (started_at +
-# duration_seconds) that the probe ended after the kill. (Once, a kill that a busy host
-# delayed to 7.8 s after the connection opened landed after the probe had succeeded.)
+# rxe0 and defers latency probes) falls into the recovery time measured.
 set -euo pipefail
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 EXPORTER=$LAB_BUILD/exporter/rxe_exporter
 LAT_INTERVAL=10
-KILL_WITHIN_MS=6500
 RES_KINDS=(pd cq qp mr ctx)
 DAEMON=
 PROM=$LAB_OUT/metrics.vm$LAB_INDEX.prom
@@ -73,7 +63,6 @@ rdma_res() {
   done
   echo "${out% }"
 }
-rdma_qp() { rdma resource show "$LAB_RDMA_DEV" | awk '{for (i = 1; i < NF; i++) if ($i == "qp") {print $(i + 1); exit}}'; }
 # metric_res: the same from the exporter's rxe_device_resources (scraped into $PROM).
 metric_res() {
   local k out=""
@@ -99,19 +88,10 @@ responder_vm() {
   echo 'responder: {enabled: true, listen_addresses: [":19792"], allowed_cidrs: ["10.77.0.0/24"]}' >"$cfg"
   start_daemon "$cfg"
   lab_wait_listen 19792 30 || lab_fail "responder did not listen"
-  if ((LAB_INDEX == 1)); then
-    # The victim's QP count (rdma resource show, fast; a scrape of this VM takes 5-10 s in
-    # the lab), one line per sample, for vm0's mid-probe check: the idle count first.
-    rdma_qp >"$LAB_OUT/victim_qp.base"
-    (while :; do
-      rdma_qp
-      sleep 0.2
-    done >>"$LAB_OUT/victim_qp.txt") &
-  fi
   lab_barrier up 180
   if ((LAB_INDEX == 1)); then
     # The victim: vm0 kills this VM mid-probe; reaching the end of the wait is a failure.
-    lab_wait_signal never 540
+    lab_wait_signal never 420
     lab_fail "vm1 was not killed"
   fi
   lab_wait_signal stop-steady 180
@@ -129,7 +109,7 @@ responder_vm() {
 }
 
 prober_vm() {
-  local cfg=$LAB_OUT/prober.yml base t0 t1 t_bw_ok
+  local cfg=$LAB_OUT/prober.yml base t0 t1 n
   cat >"$cfg" <<EOF
 responder: {enabled: false}
 prober: {max_concurrent: 2, history_per_pair: 50}
@@ -137,7 +117,7 @@ peers:
   - {name: victim, address: 10.77.0.11}
   - {name: steady, address: 10.77.0.12}
 modules:
-  bw: {type: write_bw, interval: 60s, timeout: 25s, duration: 10s, size: 64KiB, peers: [victim]}
+  bw: {type: write_bw, interval: 40s, timeout: 25s, duration: 10s, size: 64KiB, peers: [victim]}
   lat: {type: send_lat, interval: ${LAT_INTERVAL}s, timeout: 8s, iterations: 50, peers: [steady]}
 EOF
   local baseline
@@ -145,20 +125,15 @@ EOF
   lab_log "RDMA resources before the daemon: $baseline"
   lab_barrier up 180
   start_daemon "$cfg"
-  # The first bw probe starts 17 s after the daemon (scheduler splay of bw/victim at 60 s).
   wait_success bw victim 0 120 || lab_fail "bw -> victim never succeeded: $(failures bw victim)"
-  t_bw_ok=$(ms)
   wait_success lat steady 0 60 || lab_fail "lat -> steady never succeeded: $(failures lat steady)"
   lab_log "healthy: bw -> victim $(val 'rxe_probe_bandwidth_bytes_per_second{module="bw",peer="victim"}') B/s," \
     "lat -> steady median $(val 'rxe_probe_latency_median_seconds{module="lat",peer="steady"}') s"
   [[ -z $(failures bw victim)$(failures lat steady) ]] || lab_fail "failures while healthy: $(failures bw victim) $(failures lat steady)"
 
-  # (c) Restart the responder on vm2, right after a bandwidth probe finished (the first one,
-  # if the lat probe it deferred succeeded right after it; else the next one).
-  if (($(ms) - t_bw_ok > 5000)); then
-    base=$(val 'rxe_probes_total{module="bw",peer="victim"}')
-    wait_success bw victim "$base" 90 || lab_fail "no further bw probe succeeded"
-  fi
+  # (c) Restart the responder on vm2, right after a bandwidth probe finished.
+  base=$(val 'rxe_probes_total{module="bw",peer="victim"}')
+  wait_success bw victim "$base" 60 || lab_fail "no further bw probe succeeded"
   lab_signal stop-steady
   lab_wait_signal steady-stopped 60
   local f=""
@@ -185,69 +160,54 @@ EOF
   bw_fail_before=$(failures bw victim)
   # Mid-probe: vm0 has the probe's control connection to vm1 open (only the bw module
   # probes vm1) and rxe0 is sending (bw and lat never run together on one device), the
-  # probe holds RDMA resources above the baseline, and vm1's rxe0 holds more QPs than when
-  # idle (the responder's session). vm1 appends its QP count to a shared file every 0.2 s;
-  # only lines added after vm0 saw the connection open count (the two guests' clocks differ).
-  local victim_file=$LAB_OUT/victim_qp.txt victim_base n_conn=0 active=""
-  victim_base=$(cat "$LAB_OUT/victim_qp.base")
-  local end=$((SECONDS + 240)) seen=0 sent0 sent1 t_conn=0 closed=0
+  # probe holds RDMA resources above the baseline, and vm1's responder reports the session
+  # active. A scrape of vm1 takes long in the lab, so a background loop keeps the latest
+  # "TIME_MS ACTIVE_SESSIONS" of vm1 in a file.
+  local victim_file=$LAB_OUT/victim_active.txt poller
+  (while :; do
+    a=$(curl -sf --max-time 10 http://10.77.0.11:19791/metrics | awk '$1 == "rxe_responder_active_sessions" {print $2}')
+    echo "$(ms) ${a:-?}" >>"$victim_file"
+    sleep 0.2
+  done) &
+  poller=$!
+  local end=$((SECONDS + 120)) seen=0 sent0 sent1 active="" t_conn=0 t_sample
   while ((SECONDS < end)); do
     sleep 0.1
     if [[ -z $(ss -Htn state established dst 10.77.0.11 dport = :19792) ]]; then
-      t_conn=0 closed=1
+      t_conn=0
       continue
     fi
-    ((closed)) || continue # a probe already running when the loop started: its start is unknown
-    if ((!t_conn)); then
-      t_conn=$(ms)
-      n_conn=$(wc -l <"$victim_file")
-    fi
-    if (($(ms) - t_conn > KILL_WITHIN_MS)); then
-      lab_log "(b) this probe was not seen moving data within $KILL_WITHIN_MS ms of its connection; waiting for the next one"
-      closed=0
-      continue
-    fi
+    ((t_conn)) || t_conn=$(ms)
     sent0=$(lab_hw_counter sent_pkts)
     sleep 0.3
     sent1=$(lab_hw_counter sent_pkts)
     during=$(rdma_res)
+    read -r t_sample active < <(tail -n 1 "$victim_file")
     # The vm1 sample must have been taken during this probe's connection.
-    (($(wc -l <"$victim_file") > n_conn)) && active=$(tail -n 1 "$victim_file") || active=""
-    if ((sent1 - sent0 >= 20 && ${active:-0} > victim_base)) && [[ $during != "$baseline" ]]; then
+    if ((sent1 - sent0 >= 20 && t_sample >= t_conn)) && [[ $during != "$baseline" && $active == [1-9]* ]]; then
       seen=1
       break
     fi
   done
+  kill "$poller" 2>/dev/null || true
+  wait "$poller" 2>/dev/null || true
   ((seen)) || lab_fail "never saw the bandwidth probe to vm1 moving data"
-  local t_kill t_killed
+  local t_kill
   t_kill=$(ms)
   lab_kill_vm 1 || lab_fail "could not kill vm1"
-  t_killed=$(ms)
-  lab_log "(b) killed vm1 mid-probe ($((t_kill - t_conn)) ms after the control connection opened, kill confirmed $((t_killed - t_kill)) ms later; vm1 rxe0 QPs $active (idle $victim_base); vm0 rxe0 sent $((sent1 - sent0)) packets in 0.3 s); vm0 RDMA resources during the probe: $during"
+  lab_log "(b) killed vm1 mid-probe ($((t_kill - t_conn)) ms after the control connection opened; vm1 active sessions $active, sampled $((t_kill - t_sample)) ms before; vm0 rxe0 sent $((sent1 - sent0)) packets in 0.3 s); vm0 RDMA resources during the probe: $during"
   end=$((SECONDS + 60))
   until scrape && (($(val 'rxe_probes_total{module="bw",peer="victim"}') > bw_base)); do
     ((SECONDS < end)) || lab_fail "the bandwidth probe to the killed vm1 did not end within 60 s"
     sleep 0.2
   done
-  local t_fail f_after detail t_start t_end
+  local t_fail f_after detail
   t_fail=$(ms)
   f_after=$(failures bw victim)
-  # The probe that ended: its start and end (guest wall clock, the same as ms()) from the
-  # daemon's own record. It must have run across the kill, else the harness, not the
-  # daemon, is wrong.
-  read -r t_start t_end detail < <(curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes |
-    jq -r '.pairs[] | select(.module == "bw" and .peer == "victim") | .results[0] |
-      ((.started_at[0:19] + "Z" | fromdate) * 1000 + (.started_at[20:23] | tonumber)) as $s |
-      "\($s) \($s + (.duration_seconds * 1000 | floor)) \(.failure | tojson)"') ||
-    lab_fail "no bw -> victim result in /debug/probes"
-  lab_log "(b) the probe ran from $((t_start - t_conn)) ms to $((t_end - t_conn)) ms after the control connection was seen open; kill requested at $((t_kill - t_conn)) ms, confirmed at $((t_killed - t_conn)) ms"
-  ((t_start < t_kill)) || lab_fail "harness: the probe that ended started after the kill request"
-  ((t_end > t_kill)) || lab_fail "harness: the probe ended $((t_kill - t_end)) ms before the kill was requested"
-  if [[ $(val 'rxe_probe_success{module="bw",peer="victim"}') != 0 ]]; then
-    ((t_end > t_killed)) || lab_fail "harness: the probe ended while the kill was being carried out ($((t_end - t_kill)) ms after the request, $((t_killed - t_end)) ms before the confirmation)"
-    lab_fail "the probe to the killed vm1 succeeded, although it ended $((t_end - t_killed)) ms after the kill"
-  fi
+  [[ $(val 'rxe_probe_success{module="bw",peer="victim"}') == 0 ]] || lab_fail "the probe to the killed vm1 succeeded"
   [[ $f_after != "$bw_fail_before" ]] || lab_fail "no failure counted for the killed peer"
+  detail=$(curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes |
+    jq -c '.pairs[] | select(.module == "bw" and .peer == "victim") | .results[0].failure')
   lab_log "(b) FAILURE $(((t_fail - t_kill) / 1000)).$(((t_fail - t_kill) % 1000 / 100)) s after the kill: counters $f_after; last result $detail"
   [[ $f_after =~ (timeout|wc_error)= ]] || lab_fail "want a timeout or wc_error failure for a peer killed mid-transfer, got $f_after"
   kill -0 "$DAEMON" || lab_fail "the daemon died"
