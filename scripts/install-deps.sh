@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   # build
-  cmake g++ make pkg-config git
+  cmake g++ make pkg-config git ccache
   libibverbs-dev prometheus-cpp-dev libcpp-httplib-dev libyaml-cpp-dev
   libnl-3-dev libnl-route-3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsystemd-dev libssl-dev libcrypt-dev

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <thread>
@@ -81,7 +82,11 @@ TEST(Binary, ConfigCheckLoadsTheKeyFiles) {
   EXPECT_EQ(RunBinary({"--config.file", cfg, "--web.listen-address=127.0.0.1:0"}, &out, &err), 1);
   EXPECT_TRUE(Contains(err, "prober.psk_file")) << err;
 
+  // A key others can read is refused by the check as by the daemon.
   WriteFile(dir.File("prober.key"), "secret\n");
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 1);
+  EXPECT_TRUE(Contains(err, "accessible by others")) << err;
+  ASSERT_EQ(chmod(dir.File("prober.key").c_str(), 0600), 0);
   EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 0) << err;
   EXPECT_EQ(out, "config OK\n");
 
@@ -92,6 +97,7 @@ TEST(Binary, ConfigCheckLoadsTheKeyFiles) {
   EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 1);
   EXPECT_TRUE(Contains(err, cfg + ": responder.psk_file: ")) << err;
   WriteFile(dir.File("responder.key"), "");
+  ASSERT_EQ(chmod(dir.File("responder.key").c_str(), 0600), 0);
   EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 1);
   EXPECT_TRUE(Contains(err, "responder.psk_file")) << err;  // empty key
 }
