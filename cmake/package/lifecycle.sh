@@ -78,7 +78,8 @@ need /usr/bin/rxe_exporter /lib/systemd/system/rxe_exporter.service /lib/systemd
   /usr/share/doc/$PKG/runbook.md /usr/share/rxe_exporter/rules/rxe_exporter.alerts.yml "$ENABLED"
 [[ $(dpkg-query -W -f='${Conffiles}' "$PKG" | awk '{print $1}' | sort | tr '\n' ' ') == \
   "/etc/default/rxe_exporter /etc/rxe_exporter/rxe_exporter.yml " ]] || lab_fail "conffiles: $(dpkg-query -W -f='${Conffiles}' "$PKG")"
-! readelf -S /usr/bin/rxe_exporter | grep -q '\.debug_info' || lab_fail "/usr/bin/rxe_exporter is not stripped"
+sections=$(readelf -S /usr/bin/rxe_exporter) || lab_fail "readelf /usr/bin/rxe_exporter failed"
+! grep -q '\.debug_info' <<<"$sections" || lab_fail "/usr/bin/rxe_exporter is not stripped"
 grep -q 'systemctl --quiet --system start rxe_exporter.service' /run/lab-systemd/calls.log ||
   lab_fail "the postinst did not start the unit: $(cat /run/lab-systemd/calls.log)"
 pid1=$(daemon_pid)
@@ -126,7 +127,11 @@ fi
 grep -q -- '--log.level=debug' /etc/default/rxe_exporter || lab_fail "the edited conffile was replaced"
 wait_ready
 tr '\0' ' ' <"/proc/$pid2/cmdline" | grep -q -- '--log.level=debug' || lab_fail "restarted without the edited ARGS"
-scrape | grep -q "^rxe_port_active{device=\"$LAB_RDMA_DEV\"" || lab_fail "no /metrics after the upgrade"
+# Into a variable first: with pipefail, `scrape | grep -q` fails when grep exits at its match
+# while curl still writes (SIGPIPE); that failed one clean-clone CI run.
+metrics=$(scrape) || lab_fail "no /metrics after the upgrade: $(tail -5 /run/lab-systemd/rxe_exporter.log 2>/dev/null)"
+grep -q "^rxe_port_active{device=\"$LAB_RDMA_DEV\"" <<<"$metrics" ||
+  lab_fail "/metrics after the upgrade has no rxe_port_active: $(head -c 2000 <<<"$metrics")"
 lab_log "upgraded to $V2: restarted (pid $pid1 -> $pid2) with the kept conffile's ARGS, /metrics OK"
 
 # --- remove ------------------------------------------------------------------------------------
