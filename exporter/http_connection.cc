@@ -115,6 +115,7 @@ HttpConnection::HeadResult HttpConnection::ReadHead(Clock::time_point deadline) 
 void HttpConnection::FinishRequest() {
   buf_.erase(0, pos_);
   pos_ = 0;
+  write_deadline_.reset();
 }
 
 void HttpConnection::WriteRaw(const std::string& response) {
@@ -145,7 +146,7 @@ bool HttpConnection::is_readable() const {
 }
 
 bool HttpConnection::is_writable() const {
-  return Poll(POLLOUT, Clock::now() + limits_.write_timeout);
+  return Poll(POLLOUT, write_deadline_ ? *write_deadline_ : Clock::now() + limits_.write_timeout);
 }
 
 ssize_t HttpConnection::read(char* ptr, size_t size) {
@@ -159,9 +160,12 @@ ssize_t HttpConnection::read(char* ptr, size_t size) {
 }
 
 ssize_t HttpConnection::write(const char* ptr, size_t size) {
+  // One deadline for the whole response, from its first byte (not one per write): a client
+  // that reads a few bytes now and then cannot hold a connection for ever.
+  if (!write_deadline_) write_deadline_ = Clock::now() + limits_.write_timeout;
+  const auto deadline = *write_deadline_;
   size_t done = 0;
   while (done < size) {
-    const auto deadline = Clock::now() + limits_.write_timeout;
     if (ssl_ != nullptr) {
       const int n = SSL_write(ssl_, ptr + done, static_cast<int>(std::min<size_t>(size - done, 1 << 20)));
       if (n > 0) {

@@ -8,6 +8,7 @@
 #include <openssl/ssl.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "exporter/http_limits.h"
@@ -62,6 +63,7 @@ class HttpConnection : public httplib::Stream {
   std::string buf_;
   size_t pos_ = 0;  // consumed bytes of buf_
   Clock::time_point read_deadline_;
+  std::optional<Clock::time_point> write_deadline_;  // of the response being written
 };
 
 }  // namespace rxe::exporter

@@ -23,7 +23,8 @@ struct HttpLimits {
   std::chrono::milliseconds idle_timeout{1000};
   /// Requests served on one connection.
   size_t max_requests_per_connection = 100;
-  /// Each write of the response must progress within this.
+  /// The whole response must be sent within this of its first byte (Prometheus's default
+  /// scrape_timeout is 10 s too).
   std::chrono::milliseconds write_timeout{10000};
 };
 

@@ -34,6 +34,19 @@ void ListenSocketOptions(int sock) {
   }
 }
 
+// accept(2): errors of the connection being accepted (pending network errors, a firewall's
+// EPERM) are for the next accept to move past; only others stop the listener.
+bool RetryableAcceptError(int err) {
+  switch (err) {
+    case EINTR: case EAGAIN: case ECONNABORTED: case EPROTO: case ENOPROTOOPT: case EPERM:
+    case ENETDOWN: case ENETUNREACH: case EHOSTDOWN: case EHOSTUNREACH: case ENONET:
+    case EOPNOTSUPP: case ETIMEDOUT:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string PlainResponse(int status, const char* reason, const std::string& body) {
   return "HTTP/1.1 " + std::to_string(status) + " " + reason +
          "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
@@ -167,7 +180,7 @@ void HttpServer::AcceptLoop() {
       log::Warn("cannot accept an HTTP connection", {{"address", BoundAddress()},
                                                      {"err", std::strerror(errno)}});
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    } else if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED) {
+    } else if (!RetryableAcceptError(errno)) {
       log::Error("HTTP listener stopped unexpectedly",
                  {{"address", BoundAddress()}, {"err", std::strerror(errno)}});
       break;
@@ -232,6 +245,16 @@ void HttpServer::Serve(uint64_t id, int fd) {
   {
     HttpConnection conn(fd, ssl_ctx_, limits_);  // closes fd
     ServeRequests(id, conn);
+    // conn closes the fd next, and accept(2) hands its number out again at once: from here on
+    // neither Admit's eviction nor Stop() may shut it down (it could be the next connection's).
+    std::lock_guard<std::mutex> lock(mu_);
+    Conn& c = conns_.at(id);
+    c.fd = -1;
+    c.idle = false;
+    if (!c.evicted) {
+      c.evicted = true;  // leaving: no longer counts against the connection cap
+      ++leaving_;
+    }
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (conns_.at(id).evicted) --leaving_;

@@ -250,11 +250,14 @@ void Responder::AcceptOne(int listener) {
 }
 
 void Responder::DrainStrangers(bool all) {
+  constexpr int kDrainReadsPerPass = 16;
   const auto now = Clock::now();
   char buf[512];
   for (auto it = strangers_.begin(); it != strangers_.end();) {
     bool done = all || now >= it->deadline;
-    while (!done) {
+    // At most kDrainReadsPerPass reads per stranger per pass: one that keeps sending cannot
+    // hold the accept thread, and is closed at its deadline whatever it sends.
+    for (int reads = 0; !done && reads < kDrainReadsPerPass; ++reads) {
       const ssize_t n = ::recv(it->fd.get(), buf, sizeof buf, 0);
       if (n > 0) continue;
       done = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "exporter/http_server.h"
+#include "exporter/listen_address.h"
 #include "tests/exporter/test_util.h"
 
 namespace rxe::exporter {
@@ -200,6 +202,47 @@ TEST(HttpHardeningBinaryTest, HeaderFloodDoesNotGrowTheDaemon) {
   const long after = VmRssKiB(child.pid());
   ASSERT_GT(before, 0);
   EXPECT_LT(after - before, 8 * 1024) << "RSS " << before << " -> " << after << " KiB";
+}
+
+// A client that reads a large response slowly but steadily (every write makes progress) is cut
+// off at the response's write deadline: one deadline per response, not one per write. Before,
+// 64 KiB every 20 ms kept the connection (and its thread) for the whole 64 MiB, ~20 s.
+TEST(HttpServerTest, SlowReaderIsCutOffAtTheResponseDeadline) {
+  auto addr = ParseListenAddress("127.0.0.1:0");
+  ASSERT_TRUE(addr.ok());
+  HttpLimits limits;
+  limits.write_timeout = 1000ms;
+  HttpServer server(*addr, nullptr, limits);
+  const std::string big(64 << 20, 'x');
+  server.server().Get("/big", [&big](const httplib::Request&, httplib::Response& res) {
+    res.set_content(big, "text/plain");
+  });
+  ASSERT_TRUE(server.Bind().ok());
+  server.Start();
+  const int fd = Connect(server.port());
+  ASSERT_GE(fd, 0);
+  const std::string req = "GET /big HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  const auto start = Clock::now();
+  std::vector<char> buf(64 << 10);
+  size_t got = 0;
+  bool closed = false;
+  while (Clock::now() - start < 8s) {
+    const ssize_t n = recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
+    if (n > 0) got += static_cast<size_t>(n);
+    if (got > 0 && server.stats().open == 0) {  // the response began: it was accepted
+      closed = true;
+      break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  close(fd);
+  EXPECT_TRUE(closed) << "the slow reader still held its connection after " << took.count()
+                      << " ms (read " << got << " bytes)";
+  EXPECT_LT(got, big.size());
+  server.Stop();
+  EXPECT_TRUE(server.Join(Clock::now() + 5s));
 }
 
 }  // namespace
