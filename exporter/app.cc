@@ -204,6 +204,7 @@ std::string App::RenderMetrics() {
     std::vector<prometheus::MetricFamily> families;
     scraper_->Collect(families);
     AppendSelfMetrics(reload_status(), families);
+    AppendHttpMetrics(ListenerStatsNow(), families);
     // /proc/self, not --path.procfs: the exporter's own process, as client_golang reads it.
     collectors::AppendProcessMetrics(collectors::ReadProcessSample("/proc"), families);
     try {
@@ -219,6 +220,16 @@ std::string App::RenderMetrics() {
   // after three scrapes of 1.66 M series). Hand the free pages back after big scrapes.
   if (text.size() >= kTrimAfterScrapeBytes) malloc_trim(0);
   return text;
+}
+
+std::vector<ListenerStats> App::ListenerStatsNow() const {
+  std::vector<ListenerStats> out;
+  for (const auto& s : servers_) {
+    const HttpServer::Stats st = s->stats();
+    out.push_back({s->BoundAddress(), st.accepted, st.evicted, st.rejected, st.headers_too_large,
+                   st.open});
+  }
+  return out;
 }
 
 ReloadStatus App::reload_status() const {

@@ -56,6 +56,7 @@ class App {
   /// One scrape of the telemetry path, serialized.
   std::string RenderMetrics();
   ReloadStatus reload_status() const;
+  std::vector<ListenerStats> ListenerStatsNow() const;
 
  private:
   Status ReloadLocked(const std::string& reason);

@@ -26,4 +26,28 @@ void AppendSelfMetrics(const ReloadStatus& reload, std::vector<prometheus::Metri
       .AppendTo(out);
 }
 
+void AppendHttpMetrics(const std::vector<ListenerStats>& listeners,
+                       std::vector<prometheus::MetricFamily>& out) {
+  FamilyBuilder conns("rxe_exporter_http_connections_total",
+                      "HTTP connections per listener: accepted, evicted (closed to make room "
+                      "under --web.max-connections) and rejected (closed at once: every "
+                      "connection was busy).",
+                      MetricType::Counter);
+  FamilyBuilder open("rxe_exporter_http_open_connections", "HTTP connections open now.",
+                     MetricType::Gauge);
+  FamilyBuilder big("rxe_exporter_http_headers_too_large_total",
+                    "Requests answered 431: headers over --web.max-header-bytes or 100 lines.",
+                    MetricType::Counter);
+  for (const auto& l : listeners) {
+    conns.Add({{"listener", l.listener}, {"outcome", "accepted"}}, static_cast<double>(l.accepted));
+    conns.Add({{"listener", l.listener}, {"outcome", "evicted"}}, static_cast<double>(l.evicted));
+    conns.Add({{"listener", l.listener}, {"outcome", "rejected"}}, static_cast<double>(l.rejected));
+    open.Add({{"listener", l.listener}}, static_cast<double>(l.open));
+    big.Add({{"listener", l.listener}}, static_cast<double>(l.headers_too_large));
+  }
+  conns.AppendTo(out);
+  open.AppendTo(out);
+  big.AppendTo(out);
+}
+
 }  // namespace rxe::exporter

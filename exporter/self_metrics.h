@@ -4,6 +4,9 @@
 
 #include <prometheus/metric_family.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rxe::exporter {
@@ -17,5 +20,22 @@ struct ReloadStatus {
 /// rxe_exporter_config_last_reload_successful,
 /// rxe_exporter_config_last_reload_success_timestamp_seconds.
 void AppendSelfMetrics(const ReloadStatus& reload, std::vector<prometheus::MetricFamily>& out);
+
+/// One HTTP listener's connection counters (HttpServer::Stats, by its bound address).
+struct ListenerStats {
+  std::string listener;  // host:port as bound
+  uint64_t accepted = 0;
+  uint64_t evicted = 0;
+  uint64_t rejected = 0;
+  uint64_t headers_too_large = 0;
+  size_t open = 0;
+};
+
+/// rxe_exporter_http_connections_total{listener,outcome="accepted|evicted|rejected"},
+/// rxe_exporter_http_open_connections{listener},
+/// rxe_exporter_http_headers_too_large_total{listener}: what --web.max-connections and
+/// --web.max-header-bytes did (slowloris, idle floods, header floods become visible).
+void AppendHttpMetrics(const std::vector<ListenerStats>& listeners,
+                       std::vector<prometheus::MetricFamily>& out);
 
 }  // namespace rxe::exporter

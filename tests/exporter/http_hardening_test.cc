@@ -167,6 +167,12 @@ TEST_F(HttpHardeningTest, TooManyHeaderLinesGet431) {
   for (int i = 0; i < 150; ++i) req += "X-" + std::to_string(i) + ": 1\r\n";
   const std::string answer = FloodAndRead(port_, req, "", 0);
   EXPECT_EQ(answer.rfind("HTTP/1.1 431 ", 0), 0u) << answer.substr(0, 200);
+  // ... and the refusal is visible on /metrics.
+  const std::string metrics = app_->RenderMetrics();
+  const std::string bound = app_->BoundAddresses().at(0);
+  EXPECT_NE(metrics.find("rxe_exporter_http_headers_too_large_total{listener=\"" + bound + "\"} 1\n"),
+            std::string::npos)
+      << bound;
 }
 
 TEST_F(HttpHardeningTest, HeadWithinTheLimitsIsServed) {

@@ -117,5 +117,25 @@ TEST(SelfMetrics, BuildInfoAndReload) {
             std::string::npos);
 }
 
+TEST(SelfMetrics, HttpListenerCounters) {
+  std::vector<MetricFamily> out;
+  AppendHttpMetrics({{"127.0.0.1:19791", 10, 2, 1, 3, 4}, {"[::1]:19791", 5, 0, 0, 0, 1}}, out);
+  const std::string text = SerializeText(out);
+  EXPECT_NE(text.find("rxe_exporter_http_connections_total{listener=\"127.0.0.1:19791\","
+                      "outcome=\"evicted\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rxe_exporter_http_connections_total{listener=\"127.0.0.1:19791\","
+                      "outcome=\"rejected\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("rxe_exporter_http_open_connections{listener=\"[::1]:19791\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("rxe_exporter_http_headers_too_large_total{listener=\"127.0.0.1:19791\"} 3\n"),
+            std::string::npos);
+  std::vector<MetricFamily> none;
+  AppendHttpMetrics({}, none);
+  EXPECT_TRUE(none.empty());
+}
+
 }  // namespace
 }  // namespace rxe::exporter
