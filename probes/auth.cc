@@ -32,13 +32,10 @@ std::string_view ContextString(Direction d) {
 }
 
 Result<std::string> LoadPsk(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the key is read
-  // from the file named, not from wherever a symbolic link points.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0 && errno == ELOOP) {
-    return Error::Make(ErrorCode::kInvalidArgument,
-                       "psk_file " + path + " is a symbolic link; name the key file itself");
-  }
+  // O_NONBLOCK: opening a FIFO must not wait for a writer. Symbolic links are followed
+  // (Kubernetes secrets and systemd credentials are links into ..data/ directories); the
+  // checks below apply to the file the link resolves to, on the opened descriptor.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Error::FromErrno(errno, "open psk_file " + path);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -55,7 +52,8 @@ Result<std::string> LoadPsk(const std::string& path) {
     ::close(fd);
     return Error::Make(ErrorCode::kInvalidArgument,
                        "psk_file " + path + " is accessible by others (mode " +
-                           ModeText(st.st_mode) + "); chmod 600 it");
+                           ModeText(st.st_mode) +
+                           "); chmod 600 it (Kubernetes secret volume: defaultMode: 0400)");
   }
   if ((st.st_mode & S_IRWXG) != 0) {
     log::Warn("psk_file is accessible by its group; chmod 600 it", {{"path", path}});

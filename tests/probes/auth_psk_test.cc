@@ -45,9 +45,9 @@ TEST(AuthPskTest, LoadErrors) {
   EXPECT_FALSE(LoadPsk(::testing::TempDir()).ok());  // a directory
 }
 
-// Before: a FIFO blocked open() until a writer came (the daemon never started), a symlink
-// was followed, and a world-readable key only logged a warning.
-TEST(AuthPskTest, FifoSymlinkAndWorldReadableKeysAreErrors) {
+// Before: a FIFO blocked open() until a writer came (the daemon never started), and a
+// world-readable key only logged a warning.
+TEST(AuthPskTest, FifoAndWorldReadableKeysAreErrorsLinksAreFollowed) {
   const std::string fifo = ::testing::TempDir() + "/psk.fifo";
   ::unlink(fifo.c_str());
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -60,15 +60,26 @@ TEST(AuthPskTest, FifoSymlinkAndWorldReadableKeysAreErrors) {
   const std::string link = ::testing::TempDir() + "/psk.link";
   ::unlink(link.c_str());
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  // A link is followed (Kubernetes mounts secrets as links into ..data/): the checks apply
+  // to the file it resolves to.
   auto l = LoadPsk(link);
-  ASSERT_FALSE(l.ok());
-  EXPECT_EQ(l.error().message, "psk_file " + link + " is a symbolic link; name the key file itself");
-
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(*l, "s3cret");
+  const std::string fifo_link = ::testing::TempDir() + "/psk.fifo.link";
+  ::unlink(fifo_link.c_str());
+  ASSERT_EQ(::symlink(fifo.c_str(), fifo_link.c_str()), 0);
+  EXPECT_FALSE(LoadPsk(fifo_link).ok());
+  ::unlink(fifo_link.c_str());
   ASSERT_EQ(::chmod(target.c_str(), 0644), 0);
   auto w = LoadPsk(target);
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.error().message,
-            "psk_file " + target + " is accessible by others (mode 0644); chmod 600 it");
+            "psk_file " + target +
+                " is accessible by others (mode 0644); chmod 600 it (Kubernetes secret volume: "
+                "defaultMode: 0400)");
+  auto wl = LoadPsk(link);  // through the link: the target's mode counts
+  ASSERT_FALSE(wl.ok());
+  EXPECT_NE(wl.error().message.find("mode 0644"), std::string::npos);
   ASSERT_EQ(::chmod(target.c_str(), 0604), 0);
   EXPECT_FALSE(LoadPsk(target).ok());
   ASSERT_EQ(::chmod(target.c_str(), 0640), 0);  // group only: a warning
