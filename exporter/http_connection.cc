@@ -4,11 +4,14 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <openssl/err.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "common/log.h"
 
 namespace rxe::exporter {
 namespace {
@@ -35,7 +38,7 @@ HttpConnection::HttpConnection(int fd, SSL_CTX* ctx, const HttpLimits& limits)
     : fd_(fd), limits_(limits) {
   if (ctx != nullptr) {
     ssl_ = SSL_new(ctx);
-    if (ssl_ != nullptr) SSL_set_fd(ssl_, fd_);
+    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) tls_failed_ = true;
   }
   read_deadline_ = Clock::now() + limits_.read_timeout;
 }
@@ -60,6 +63,12 @@ bool HttpConnection::Poll(short events, Clock::time_point deadline) const {
 }
 
 bool HttpConnection::Handshake(Clock::time_point deadline) {
+  if (tls_failed_) {
+    char err[256];
+    ERR_error_string_n(ERR_get_error(), err, sizeof err);
+    log::Warn("TLS connection dropped: SSL_new/SSL_set_fd failed (out of memory?)", {{"err", err}});
+    return false;
+  }
   if (ssl_ == nullptr) return true;
   for (;;) {
     const int rc = SSL_accept(ssl_);

@@ -59,6 +59,7 @@ class HttpConnection : public httplib::Stream {
 
   int fd_;
   SSL* ssl_ = nullptr;
+  bool tls_failed_ = false;  // a TLS listener could not make the SSL object: never serve plain text
   const HttpLimits limits_;
   std::string buf_;
   size_t pos_ = 0;  // consumed bytes of buf_
