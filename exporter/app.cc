@@ -43,7 +43,7 @@ Status App::Start() {
   ep->telemetry_path = flags_.telemetry_path;
   ep->max_requests = flags_.max_requests;
   ep->admin_auth = flags_.admin_auth;
-  ep->metrics = [this] { return RenderMetrics(); };
+  ep->metrics = [this] { return *render_.Get(); };  // concurrent scrapes share one render
   ep->ready = [this] { return ready(); };
   ep->reload = [this] { return TryReload("HTTP POST /-/reload"); };
   ep->debug_probes = [this] { return probes_.DebugJson(); };
@@ -205,6 +205,7 @@ std::string App::RenderMetrics() {
     scraper_->Collect(families);
     AppendSelfMetrics(reload_status(), families);
     AppendHttpMetrics(ListenerStatsNow(), families);
+    AppendRenderMetrics(render_.stats().coalesced, families);
     // /proc/self, not --path.procfs: the exporter's own process, as client_golang reads it.
     collectors::AppendProcessMetrics(collectors::ReadProcessSample("/proc"), families);
     try {

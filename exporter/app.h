@@ -20,6 +20,7 @@
 #include "exporter/routes.h"
 #include "exporter/scrape.h"
 #include "exporter/self_metrics.h"
+#include "exporter/shared_render.h"
 #include "probes/probe_service.h"
 
 namespace rxe::exporter {
@@ -67,6 +68,7 @@ class App {
   probes::ProbeService probes_;
   std::unique_ptr<Scraper> scraper_;
   std::shared_ptr<TlsState> tls_;  // null = plain HTTP (fixed at start)
+  SharedRender render_{[this] { return RenderMetrics(); }};  // before servers_: outlives them
   std::vector<std::unique_ptr<HttpServer>> servers_;
   std::shared_ptr<Endpoints> endpoints_;
 

@@ -50,4 +50,13 @@ void AppendHttpMetrics(const std::vector<ListenerStats>& listeners,
   big.AppendTo(out);
 }
 
+void AppendRenderMetrics(uint64_t coalesced, std::vector<prometheus::MetricFamily>& out) {
+  FamilyBuilder("rxe_exporter_scrapes_coalesced_total",
+                "Telemetry requests that arrived while another request's render was running and "
+                "were answered with its result instead of rendering again.",
+                MetricType::Counter)
+      .Add({}, static_cast<double>(coalesced))
+      .AppendTo(out);
+}
+
 }  // namespace rxe::exporter

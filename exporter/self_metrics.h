@@ -38,4 +38,8 @@ struct ListenerStats {
 void AppendHttpMetrics(const std::vector<ListenerStats>& listeners,
                        std::vector<prometheus::MetricFamily>& out);
 
+/// rxe_exporter_scrapes_coalesced_total: telemetry requests answered with the render another
+/// request had in flight (exporter/shared_render.h).
+void AppendRenderMetrics(uint64_t coalesced, std::vector<prometheus::MetricFamily>& out);
+
 }  // namespace rxe::exporter

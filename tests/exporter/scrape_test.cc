@@ -135,6 +135,9 @@ TEST(SelfMetrics, HttpListenerCounters) {
   std::vector<MetricFamily> none;
   AppendHttpMetrics({}, none);
   EXPECT_TRUE(none.empty());
+  std::vector<MetricFamily> render;
+  AppendRenderMetrics(3, render);
+  EXPECT_NE(SerializeText(render).find("\nrxe_exporter_scrapes_coalesced_total 3\n"), std::string::npos);
 }
 
 }  // namespace

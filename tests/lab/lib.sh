@@ -142,3 +142,16 @@ lab_bg_wait() {
   done
   wait "$pid"
 }
+
+# lab_rdma_res: "pd=N cq=N qp=N mr=N" of $LAB_RDMA_DEV from `rdma resource show`.
+lab_rdma_res() {
+  local line k out=""
+  line=$(rdma resource show "$LAB_RDMA_DEV") || return 1
+  for k in pd cq qp mr; do
+    out+="$k=$(awk -v k="$k" '{for (i = 1; i < NF; i++) if ($i == k) {print $(i + 1); exit}}' <<<"$line") "
+  done
+  echo "${out% }"
+}
+
+# lab_fd_count PID: open file descriptors of PID.
+lab_fd_count() { find "/proc/${1:?lab_fd_count PID}/fd" -mindepth 1 -maxdepth 1 | wc -l; }
