@@ -13,6 +13,7 @@ Result<Peer> ParseHostPort(const std::string& text) {
   Peer peer;
   std::string host = text;
   std::string port;
+  bool has_port = false;
   if (!text.empty() && text.front() == '[') {
     const size_t close = text.find(']');
     if (close == std::string::npos) return Bad("unbalanced [ in \"" + text + "\"");
@@ -20,14 +21,17 @@ Result<Peer> ParseHostPort(const std::string& text) {
     if (close + 1 < text.size()) {
       if (text[close + 1] != ':') return Bad("bad address \"" + text + "\"");
       port = text.substr(close + 2);
+      has_port = true;
     }
   } else if (text.find(':') != std::string::npos && text.find(':') == text.rfind(':')) {
     host = text.substr(0, text.find(':'));
     port = text.substr(text.find(':') + 1);
+    has_port = true;
   }
   if (host.empty()) return Bad("empty host in \"" + text + "\"");
+  if (has_port && port.empty()) return Bad("empty port in \"" + text + "\"");
   peer.address = host;
-  if (!port.empty()) {
+  if (has_port) {
     unsigned v = 0;
     auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), v);
     if (ec != std::errc() || ptr != port.data() + port.size() || v == 0 || v > 65535) {
