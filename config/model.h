@@ -83,7 +83,7 @@ struct Module {
   uint32_t iterations = 1000;      // latency (perftest -n), bounded by timeout
   std::optional<int> gid_index;    // nullopt = "auto" (RoCE v2 GID of the local IP routing to the peer)
   uint32_t qp_timeout = 14;        // perftest -u: local ACK timeout 4.096 us x 2^N (14 = ~67 ms); 0 = infinite
-  // Mesh (issue 15): nullopt = every peer of `peers` (config::ModulePeers applies it).
+  // Mesh (issue 15): nullopt = no subset, all the module's peers (config::ModulePeers).
   std::optional<SubsetSpec> subset;
 };
 
