@@ -48,6 +48,11 @@ rxe_check(dashboards.prometheus_synthetic dashboards
   COMMAND ${RXE_DASH_DIR}/tools/prometheus_synthetic_test.sh ${RXE_PROMETHEUS})
 set_tests_properties(dashboards.prometheus_synthetic PROPERTIES ENVIRONMENT "PYTHON=${RXE_PYTHON3}")
 
+# --- Peer discovery: one file_sd file for Prometheus and the mesh (issue 15) --------------------
+rxe_check(discovery.file_sd_prometheus discovery
+  COMMAND ${CMAKE_SOURCE_DIR}/tests/config/file_sd_prometheus.sh ${CMAKE_SOURCE_DIR}
+          ${RXE_PROMTOOL} ${RXE_PROMETHEUS})
+
 # --- systemd unit and installation (need the built binary) --------------------------------------
 # A no-op when the build is up to date (scripts/test.sh builds first); builds the daemon otherwise.
 add_test(NAME monitoring.build_rxe_exporter

@@ -3,6 +3,8 @@
 #include <set>
 
 #include "config/diagnostics.h"
+#include "config/mesh_parse.h"
+#include "config/module_peers.h"
 #include "config/parse_internal.h"
 #include "config/peer_file.h"
 #include "config/rules.h"
@@ -29,11 +31,12 @@ void CheckPeerRefs(const Config& cfg, const std::vector<PeerRef>& refs, const Si
 }
 
 // Every (module, peer) pair is scheduled and exported (PairsFrom in probes/): cap them.
+// A module pairs with ModulePeers (prober.self removed, subset applied).
 void CheckPairCount(const Config& cfg, const YAML::Node& modules, const Sink& sink) {
   std::set<std::string> all;
   for (const Peer& p : AllPeers(cfg)) all.insert(p.name);
   uint64_t pairs = 0;
-  for (const auto& [name, m] : cfg.modules) pairs += m.peers.empty() ? all.size() : m.peers.size();
+  for (const auto& [name, m] : cfg.modules) pairs += ModulePeers(cfg, m).size();
   if (pairs <= cfg.prober.max_pairs) return;
   sink.Error(modules, "modules",
              std::to_string(cfg.modules.size()) + " modules x " + std::to_string(all.size()) +
@@ -70,6 +73,7 @@ void Parse(const std::string& yaml, const Sink& sink, Config* cfg) {
 
   ReadPeerFiles(*cfg, sink.diag, &cfg->file_peers);
   CheckPeerRefs(*cfg, refs, sink);
+  CheckSubsetsHaveSelf(*cfg, section("modules"), sink);
   CheckPairCount(*cfg, section("modules"), sink);
   const std::string dir = DirName(cfg->source_file);
   ResolvePsk(dir, &cfg->responder.psk_file);

@@ -40,6 +40,25 @@ struct Peer {
   std::map<std::string, std::string> labels;  // extra labels (low cardinality)
 };
 
+// --- Mesh identity and subset selection (issue 15; config/module_peers.h) ---
+
+/// R-Pingmesh-style subset of a module's peers (config/peer_subset.h): every peer sharing my
+/// value of `group_label` plus `per_other_group` sampled from each other group.
+struct SubsetSpec {
+  std::string group_label;         // e.g. "rack"; peers without it form the group ""
+  uint32_t per_other_group = 2;    // N sampled peers from each group other than mine
+  std::string seed;                // changes every source's sample at once (e.g. to rotate)
+};
+
+/// Who this host is in the mesh (prober.self).
+struct SelfConfig {
+  std::string name;  // a peer with this name is never probed; "" = not set
+  /// This host's labels; nullopt = the labels of the peer named `name` (none if no such peer).
+  std::optional<std::map<std::string, std::string>> labels;
+};
+
+// --- end of the mesh block ---
+
 /// kUdPing is the continuous UD latency mesh (probes/ud_*): it never runs as a per-peer
 /// RC session; over the control protocol it only fetches the peer's UD address.
 enum class ProbeType { kWriteBw, kSendBw, kSendLat, kWriteLat, kUdPing };
@@ -64,6 +83,8 @@ struct Module {
   uint32_t iterations = 1000;      // latency (perftest -n), bounded by timeout
   std::optional<int> gid_index;    // nullopt = "auto" (RoCE v2 GID of the local IP routing to the peer)
   uint32_t qp_timeout = 14;        // perftest -u: local ACK timeout 4.096 us x 2^N (14 = ~67 ms); 0 = infinite
+  // Mesh (issue 15): nullopt = no subset, all the module's peers (config::ModulePeers).
+  std::optional<SubsetSpec> subset;
 };
 
 /// Pre-shared-key authentication and admission control for the responder.
@@ -90,6 +111,7 @@ struct ProberConfig {
   std::string psk_file;                      // key presented to peers; empty = none
   uint32_t history_per_pair = 20;            // results kept for the /debug/probes view
   uint32_t max_pairs = kDefaultMaxPairs;      // (module, peer) pairs; more is a config error
+  SelfConfig self;                           // mesh identity (issue 15)
 };
 
 struct Config {
@@ -99,7 +121,7 @@ struct Config {
   ResponderConfig responder;
   ProberConfig prober;
   std::vector<Peer> peers;                 // static peers
-  std::vector<std::string> peer_files;     // file-based discovery (YAML list of peers), globs allowed
+  std::vector<std::string> peer_files;     // file-based discovery (peer list or Prometheus file_sd), globs
   std::vector<Peer> file_peers;            // peers read from peer_files at load time (config/peer_file.h)
   std::map<std::string, Module> modules;   // by name
 };

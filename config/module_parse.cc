@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "config/mesh_parse.h"
 #include "config/parse_internal.h"
 #include "config/rules.h"
 #include "config/units.h"
@@ -22,7 +23,8 @@ constexpr uint32_t kDefaultLatencySize = 2;        // perftest ib_*_lat -s defau
 const std::vector<std::string> kModuleKeys{
     "type", "interval", "timeout",   "peers",         "device",   "size",       "mtu",
     "qps",  "post_list", "cq_moderation", "tx_depth", "inline_size", "duration", "iterations",
-    "gid_index", "qp_timeout"};
+    "gid_index", "qp_timeout",
+    "subset"};  // issue 15 mesh: config/mesh_parse.cc
 const std::vector<std::string> kBandwidthOnly{"qps", "post_list", "cq_moderation", "tx_depth",
                                               "duration"};
 const std::vector<std::string> kLatencyOnly{"iterations"};
@@ -134,6 +136,7 @@ void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
                   &m->gid_index);
   (void)GetBytesAs(r, "inline_size", 0, kMaxInline, &m->inline_size);
   (void)GetUintAs(r, "qp_timeout", 0, 31, &m->qp_timeout);  // 5 bits (IBTA); perftest -u
+  ParseSubset(r, m);  // issue 15 mesh: config/mesh_parse.cc
 
   if (!bw) {
     if (typed) (void)GetUintAs(r, "iterations", 1, 1000000, &m->iterations);

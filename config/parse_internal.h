@@ -11,6 +11,7 @@
 #include "common/result.h"
 #include "config/diagnostics.h"
 #include "config/model.h"
+#include "config/yaml_fields.h"
 
 namespace rxe::config {
 
@@ -46,6 +47,10 @@ struct PeerName {
 /// receives, per parsed peer, where its name was given.
 void ParsePeerList(const YAML::Node& list, const std::string& path, const Sink& sink,
                    std::vector<Peer>* out, std::vector<PeerName>* names);
+
+/// `owner`'s `labels` key: a map of valid, non-reserved label names to strings, into *out.
+/// False when the key is absent (or null) or not a map.
+bool ParseLabelMap(const MapReader& owner, std::map<std::string, std::string>* out);
 
 void ParseDevices(const YAML::Node& node, const Sink& sink, DeviceFilter* out);
 void ParseCollectors(const YAML::Node& node, const Sink& sink, CollectorsConfig* out);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "config/diagnostics.h"
+#include "config/file_sd.h"
 #include "config/parse_internal.h"
 
 namespace rxe::config {
@@ -24,11 +25,18 @@ int ParsePeerFile(const std::string& path, Diagnostics* diag, std::vector<Peer>*
   YAML::Node root;
   if (!ParseYamlText(*text, sink, &root)) return file;
   if (!root.IsNull() && !root.IsSequence()) {
-    sink.Error(root, "", "a peer file must be a list of peers, got " +
-                             std::string(root.IsMap() ? "a map" : "a scalar"));
+    sink.Error(root, "",
+               "a peer file must be a list of peers ({name, address, ...}) or of Prometheus "
+               "file_sd target groups ({targets: [...], labels: {...}}), got " +
+                   std::string(root.IsMap() ? "a map" : "a scalar"));
     return file;
   }
-  ParsePeerList(root, "", sink, peers, names);
+  if (IsFileSdList(root)) {
+    const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+    ParseFileSdList(root, json, sink, peers, names);
+  } else {
+    ParsePeerList(root, "", sink, peers, names);
+  }
   return file;
 }
 

@@ -1,6 +1,8 @@
 // File-based peer discovery. A peer file is a YAML list of peers with the same
 // schema as the `peers:` section:
 //   - {name: host-c, address: 10.0.0.3, labels: {rack: r2}}
+// or a Prometheus file_sd list (JSON or YAML; config/file_sd.h), detected per file:
+//   [{"targets": ["host-c", "host-d:19800"], "labels": {"rack": "r2"}}]
 // LoadFile()/LoadString() read the peer files once (into Config::file_peers);
 // the daemon re-reads them when their mtimes change, with the functions below.
 #pragma once

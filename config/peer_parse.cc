@@ -10,12 +10,15 @@ namespace {
 
 const std::vector<std::string> kPeerKeys{"name", "address", "port", "labels"};
 
-void ParseLabels(const MapReader& peer, const Sink& sink, Peer* out) {
-  const auto* e = peer.Find("labels");
-  if (!e) return;
-  MapReader labels(e->value, peer.PathOf("labels"), sink, nullptr,
+}  // namespace
+
+bool ParseLabelMap(const MapReader& owner, std::map<std::string, std::string>* out) {
+  const Sink& sink = owner.sink();
+  const auto* e = owner.Find("labels");
+  if (!e) return false;
+  MapReader labels(e->value, owner.PathOf("labels"), sink, nullptr,
                    "a map of label names to values");
-  if (!labels.ok()) return;
+  if (!labels.ok()) return false;
   for (const auto& entry : labels.entries()) {
     const std::string path = labels.PathOf(entry.key);
     if (!IsValidLabelName(entry.key)) {
@@ -30,9 +33,12 @@ void ParseLabels(const MapReader& peer, const Sink& sink, Peer* out) {
       continue;
     }
     std::string value;
-    if (ScalarText(entry.value, path, sink, "a string", &value)) out->labels[entry.key] = value;
+    if (ScalarText(entry.value, path, sink, "a string", &value)) (*out)[entry.key] = value;
   }
+  return true;
 }
+
+namespace {
 
 // Parses one peer into *out; true if it has a valid name. Errors go to `sink`.
 bool ParsePeer(const YAML::Node& node, const std::string& path, const Sink& sink, Peer* out,
@@ -70,7 +76,7 @@ bool ParsePeer(const YAML::Node& node, const std::string& path, const Sink& sink
     r.Missing("address", "must be an IPv4 or IPv6 address or a host name");
   }
   (void)GetUintAs(r, "port", 1, 65535, &out->port);
-  ParseLabels(r, sink, out);
+  (void)ParseLabelMap(r, &out->labels);
   return named;
 }
 

@@ -1,9 +1,10 @@
 // Deterministic peer subset for large meshes (R-Pingmesh style): every peer that shares my
 // value of a grouping label (e.g. `rack`: the ToR mesh) plus N peers sampled from each other
-// group (the inter-ToR sample). Pure; not yet wired to a module option.
+// group (the inter-ToR sample). Pure. SubsetSpec is in config/model.h (module option
+// `subset`); config/module_peers.h applies it to a module's peers.
 //
 // Sampling is rendezvous hashing: in each other group the N peers with the lowest
-// FNV-1a-64(seed '\0' my_name '\0' peer_name) are chosen. So the choice is the same on every
+// SubsetRank(seed, my_name, peer_name) are chosen. So the choice is the same on every
 // run and build, differs between sources (together they cover the group), and a peer joining
 // or leaving a group changes at most one pick of each source for that group.
 #pragma once
@@ -17,17 +18,16 @@
 
 namespace rxe::config {
 
-struct SubsetSpec {
-  std::string group_label;         // e.g. "rack"; peers without it form the group ""
-  uint32_t per_other_group = 0;    // N sampled peers from each group other than mine
-  std::string seed;                // changes every source's sample at once (e.g. to rotate)
-};
-
 /// `peers` minus `my_name` itself, reduced as above, in the input order. `my_labels` are this
 /// host's labels (its group = my_labels[group_label], "" when absent).
 std::vector<Peer> SelectPeerSubset(const std::vector<Peer>& peers, const std::string& my_name,
                                    const std::map<std::string, std::string>& my_labels,
                                    const SubsetSpec& spec);
+
+/// The rendezvous rank of `peer_name` for source `my_name`: FNV-1a 64 of
+/// seed '\0' my_name '\0' peer_name, then the MurmurHash3 64-bit finalizer (fmix64).
+uint64_t SubsetRank(const std::string& seed, const std::string& my_name,
+                    const std::string& peer_name);
 
 /// FNV-1a 64 of `text` (stable across platforms and builds, unlike std::hash).
 uint64_t Fnv1a64(const std::string& text);

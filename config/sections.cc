@@ -1,6 +1,7 @@
 // The simple top-level sections: devices, collectors, responder, prober, peer_files.
 #include <algorithm>
 
+#include "config/mesh_parse.h"
 #include "config/parse_internal.h"
 #include "config/rules.h"
 #include "config/yaml_fields.h"
@@ -120,7 +121,8 @@ void ParseResponder(const YAML::Node& node, const Sink& sink, ResponderConfig* o
 void ParseProber(const YAML::Node& node, const Sink& sink, ProberConfig* out) {
   static const std::vector<std::string> kKeys{"max_concurrent", "max_bandwidth_per_device",
                                               "byte_budget_per_second", "psk_file",
-                                              "history_per_pair", "max_pairs"};
+                                              "history_per_pair", "max_pairs",
+                                              "self"};
   MapReader r(node, "prober", sink, &kKeys);
   if (!r.ok()) return;
   (void)GetUintAs(r, "max_concurrent", 1, 64, &out->max_concurrent);
@@ -129,6 +131,7 @@ void ParseProber(const YAML::Node& node, const Sink& sink, ProberConfig* out) {
   (void)GetString(r, "psk_file", &out->psk_file);
   (void)GetUintAs(r, "history_per_pair", 0, 1000, &out->history_per_pair);
   (void)GetUintAs(r, "max_pairs", 1, kMaxMaxPairs, &out->max_pairs);
+  ParseSelf(r, &out->self);  // issue 15, config/mesh_parse.cc
 }
 
 void ParsePeerFilePatterns(const YAML::Node& node, const Sink& sink,
@@ -147,10 +150,10 @@ void ParsePeerFilePatterns(const YAML::Node& node, const Sink& sink,
       return pattern.size() >= suffix.size() &&
              pattern.compare(pattern.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
-    if (!ends_with(".yml") && !ends_with(".yaml")) {
+    if (!ends_with(".yml") && !ends_with(".yaml") && !ends_with(".json")) {
       sink.Error(item, path,
-                 "\"" + pattern + "\" does not end in .yml or .yaml; must be a file name or glob "
-                 "of YAML files like peers.d/*.yml");
+                 "\"" + pattern + "\" does not end in .yml, .yaml or .json; must be a file name "
+                 "or glob of YAML or JSON files like peers.d/*.yml or file_sd/*.json");
       continue;
     }
     out->push_back(pattern);

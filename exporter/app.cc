@@ -7,6 +7,7 @@
 
 #include "collectors/process_metrics.h"
 #include "common/log.h"
+#include "config/module_peers.h"
 #include "exporter/config_source.h"
 #include "exporter/notify.h"
 
@@ -21,6 +22,13 @@ double NowUnixSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// Valid but probably unintended settings (config::MeshWarnings), at every (re)load.
+void LogConfigWarnings(const config::Config& cfg) {
+  for (const std::string& w : config::MeshWarnings(cfg)) {
+    log::Warn("config warning", {{"warning", w}});
+  }
+}
+
 }  // namespace
 
 App::App(Flags flags) : flags_(std::move(flags)) {}
@@ -30,6 +38,7 @@ App::~App() { Stop(std::chrono::steady_clock::now() + std::chrono::seconds(5)); 
 Status App::Start() {
   auto cfg = LoadDaemonConfig(flags_);
   if (!cfg.ok()) return cfg.error();
+  LogConfigWarnings(*cfg);
   auto web = LoadWebState(flags_.web_config_file);
   if (!web.ok()) return web.error();
   auto set = CollectorSet::Build(*cfg, flags_.sysfs_path, flags_.procfs_path);
@@ -124,6 +133,7 @@ Status App::ReloadLocked(const std::string& reason) {
 Status App::DoReload() {
   auto cfg = LoadDaemonConfig(flags_);
   if (!cfg.ok()) return cfg.error();
+  LogConfigWarnings(*cfg);
   auto web = LoadWebState(flags_.web_config_file);
   if (!web.ok()) return web.error();
   if ((web->tls != nullptr) != (tls_ != nullptr)) {

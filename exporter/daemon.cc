@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "config/module_peers.h"
 #include "exporter/app.h"
 #include "exporter/build_info.h"
 #include "exporter/config_source.h"
@@ -184,6 +185,8 @@ int RunConfigCheck(const Flags& flags) {
     std::cerr << web.error().message << "\n";
     return 1;
   }
+  // Valid but probably unintended (e.g. prober.self.name matching no peer): reported, not fatal.
+  for (const std::string& w : config::MeshWarnings(*cfg)) std::cerr << "warning: " << w << "\n";
   std::cout << "config OK\n";
   return 0;
 }

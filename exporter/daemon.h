@@ -12,8 +12,9 @@ int RunDaemon(const Flags& flags);
 
 /// Validates --config.file (with its peer files and the psk files it names)
 /// and --web.config.file (with its TLS files): everything RunDaemon reads at
-/// start. Prints "config OK" on stdout and returns 0, or prints the errors
-/// on stderr and returns 1.
+/// start. Prints "config OK" on stdout (and each config::MeshWarnings line as
+/// "warning: ..." on stderr) and returns 0, or prints the errors on stderr and
+/// returns 1.
 int RunConfigCheck(const Flags& flags);
 
 }  // namespace rxe::exporter

@@ -1,7 +1,10 @@
 #include "probes/scheduler_runner.h"
 
+#include <set>
+
 #include "common/log.h"
 #include "common/log_caught.h"
+#include "config/module_peers.h"
 
 namespace rxe::probes {
 namespace {
@@ -33,29 +36,20 @@ std::vector<JobSpec> Jobs(const std::vector<ScheduledPair>& pairs) {
 }  // namespace
 
 std::vector<ScheduledPair> PairsFrom(const config::Config& cfg) {
-  std::map<std::string, const config::Peer*> peers;
-  std::vector<const config::Peer*> ordered;
+  std::set<std::string> known;
   for (const auto* list : {&cfg.peers, &cfg.file_peers}) {
-    for (const auto& p : *list) {
-      if (peers.emplace(p.name, &p).second) ordered.push_back(&p);
-    }
+    for (const auto& p : *list) known.insert(p.name);
   }
   std::vector<ScheduledPair> out;
   for (const auto& [name, module] : cfg.modules) {
     config::Module m = module;
     m.name = name;
-    if (m.peers.empty()) {
-      for (const auto* p : ordered) out.push_back(ScheduledPair{m, *p});
-      continue;
-    }
     for (const auto& pn : m.peers) {
-      auto it = peers.find(pn);
-      if (it == peers.end()) {
+      if (!known.count(pn)) {
         log::Warn("module names an unknown peer; skipped", {{"module", name}, {"peer", pn}});
-        continue;
       }
-      out.push_back(ScheduledPair{m, *it->second});
     }
+    for (auto& p : config::ModulePeers(cfg, m)) out.push_back(ScheduledPair{m, std::move(p)});
   }
   return out;
 }

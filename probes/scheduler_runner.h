@@ -26,9 +26,10 @@ struct ScheduledPair {
   config::Peer peer;
 };
 
-/// Every (module, peer) pair of `cfg`: a module's `peers` (empty = all);
-/// peers are cfg.peers then cfg.file_peers (first of a name wins); unknown
-/// peer names are skipped with a warning. module.name is set to its key.
+/// Every (module, peer) pair of `cfg`: a module's peers are config::ModulePeers
+/// (cfg.peers then cfg.file_peers, first of a name wins, minus prober.self, its
+/// `peers` (empty = all), reduced by its `subset`); unknown peer names are skipped
+/// with a warning. module.name is set to its key.
 std::vector<ScheduledPair> PairsFrom(const config::Config& cfg);
 
 SchedulerLimits LimitsFrom(const config::ProberConfig& p);

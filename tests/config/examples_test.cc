@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/loader.h"
+#include "config/module_peers.h"
 
 namespace rxe::config {
 namespace {
@@ -47,6 +48,19 @@ TEST(ExamplesTest, Mesh3HasThreePeersAndBothKinds) {
   }
   EXPECT_TRUE(bandwidth);
   EXPECT_TRUE(latency);
+}
+
+TEST(ExamplesTest, MeshFileSdReadsThePrometheusFile) {
+  const Config cfg = MustLoadExample("mesh_file_sd.yml");
+  ASSERT_EQ(cfg.file_peers.size(), 3u);
+  EXPECT_EQ(cfg.file_peers[2].name, "10.77.0.12");
+  EXPECT_EQ(cfg.file_peers[2].labels.at("rack"), "r2");
+  EXPECT_EQ(cfg.prober.self.name, "10.77.0.10");
+  // Its rack mate and the one host of rack r2; never itself.
+  std::vector<std::string> names;
+  for (const Peer& p : ModulePeers(cfg, cfg.modules.at("send_lat"))) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"10.77.0.11", "10.77.0.12"}));
+  EXPECT_TRUE(MeshWarnings(cfg).empty());
 }
 
 TEST(ExamplesTest, MinimalIsCountersOnly) {

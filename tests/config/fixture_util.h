@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "config/loader.h"
 
@@ -10,6 +11,13 @@ namespace rxe::config::testing {
 
 inline std::string FixtureDir() { return std::string(RXE_FIXTURES_DIR) + "/config"; }
 inline std::string Fixture(const std::string& name) { return FixtureDir() + "/" + name; }
+
+/// The names of `peers`, in order.
+inline std::vector<std::string> PeerNames(const std::vector<Peer>& peers) {
+  std::vector<std::string> out;
+  for (const Peer& p : peers) out.push_back(p.name);
+  return out;
+}
 
 /// `text` with every "<fixture dir>/" removed.
 inline std::string StripFixtureDir(std::string text) {

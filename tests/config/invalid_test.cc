@@ -105,8 +105,9 @@ const InvalidCase kCases[] = {
      "must not be one of peer, module, device, port, reason, counter, instance, job, le"},
     // peer_files
     {"invalid-peer-files-extension.yml",
-     "invalid-peer-files-extension.yml:1:14: peer_files[0]: \"peers.d/*\" does not end in .yml or "
-     ".yaml; must be a file name or glob of YAML files like peers.d/*.yml"},
+     "invalid-peer-files-extension.yml:1:14: peer_files[0]: \"peers.d/*\" does not end in .yml, "
+     ".yaml or .json; must be a file name or glob of YAML or JSON files like peers.d/*.yml or "
+     "file_sd/*.json"},
     {"invalid-peer-file-content.yml",
      "peers-invalid/a.yml:3:9: [0].port: must be between 1 and 65535, got 99999\n"
      "peers-invalid/a.yml:4:3: [1].address: required key is missing; must be an IPv4 or IPv6 "
@@ -135,7 +136,7 @@ const InvalidCase kCases[] = {
     {"invalid-module-unknown-key.yml",
      "invalid-module-unknown-key.yml:4:5: modules.bw.qp: unknown key; allowed keys: type, "
      "interval, timeout, peers, device, size, mtu, qps, post_list, cq_moderation, tx_depth, "
-     "inline_size, duration, iterations, gid_index, qp_timeout"},
+     "inline_size, duration, iterations, gid_index, qp_timeout, subset"},
     {"invalid-max-pairs.yml",
      "invalid-max-pairs.yml:8:3: modules: 2 modules x 3 peers make 5 (module, peer) pairs, above "
      "prober.max_pairs 4; each pair exports about 42 series (~3.2 KB per scrape): list fewer "

@@ -14,6 +14,15 @@ TEST(PeerAddress, HostPortAndBracketedV6) {
   EXPECT_FALSE(ParsePeerAddress("[fd00::1").ok());
 }
 
+TEST(PeerAddress, HostPortErrorsSayOnlyWhatIsWrong) {
+  EXPECT_EQ(ParseHostPort("host-b:19800")->port, 19800);
+  EXPECT_EQ(ParseHostPort("fd00::1")->address, "fd00::1") << "bare IPv6, default port";
+  EXPECT_EQ(ParseHostPort("[fd00::1]:").error().message, "empty port in \"[fd00::1]:\"");
+  EXPECT_EQ(ParseHostPort("h:").error().message, "empty port in \"h:\"");
+  EXPECT_EQ(ParseHostPort("h:0").error().message, "bad port \"0\" (1..65535)");
+  EXPECT_EQ(ParseHostPort(":1").error().message, "empty host in \":1\"");
+}
+
 TEST(PeerAddress, ErrorsNameTheFlag) {
   auto bad = ParsePeerAddress("h:0");
   ASSERT_FALSE(bad.ok());

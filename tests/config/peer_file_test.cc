@@ -10,18 +10,14 @@
 namespace rxe::config {
 namespace {
 
-std::vector<std::string> Names(const std::vector<Peer>& peers) {
-  std::vector<std::string> out;
-  for (const Peer& p : peers) out.push_back(p.name);
-  return out;
-}
+using testing::PeerNames;
 
 TEST(PeerFileTest, LoadFileReadsPeerFilesRelativeToTheConfig) {
   auto cfg = LoadFile(testing::Fixture("valid-peer-files.yml"));
   ASSERT_TRUE(cfg.ok()) << cfg.error().message;
-  EXPECT_EQ(Names(cfg->peers), (std::vector<std::string>{"host-b"}));
-  EXPECT_EQ(Names(cfg->file_peers), (std::vector<std::string>{"host-c", "host-d", "host-e"}));
-  EXPECT_EQ(Names(AllPeers(*cfg)),
+  EXPECT_EQ(PeerNames(cfg->peers), (std::vector<std::string>{"host-b"}));
+  EXPECT_EQ(PeerNames(cfg->file_peers), (std::vector<std::string>{"host-c", "host-d", "host-e"}));
+  EXPECT_EQ(PeerNames(AllPeers(*cfg)),
             (std::vector<std::string>{"host-b", "host-c", "host-d", "host-e"}));
   EXPECT_EQ(cfg->peer_files,
             (std::vector<std::string>{"peers.d/*.yml", "peers.d/b.yml", "missing.d/*.yaml"}));
@@ -50,7 +46,7 @@ TEST(PeerFileTest, ResolvePeerFilesSortsAndDeduplicates) {
 TEST(PeerFileTest, LoadPeerFile) {
   auto peers = LoadPeerFile(testing::Fixture("peers.d/b.yml"));
   ASSERT_TRUE(peers.ok()) << peers.error().message;
-  EXPECT_EQ(Names(*peers), (std::vector<std::string>{"host-d", "host-e"}));
+  EXPECT_EQ(PeerNames(*peers), (std::vector<std::string>{"host-d", "host-e"}));
 
   auto empty = LoadPeerFile(testing::Fixture("peers.d/empty.yml"));
   ASSERT_TRUE(empty.ok()) << empty.error().message;
@@ -73,7 +69,8 @@ TEST(PeerFileTest, LoadPeerFileErrors) {
   auto map = LoadPeerFile(testing::Fixture("valid-full.yml"));
   ASSERT_FALSE(map.ok());
   EXPECT_EQ(testing::StripFixtureDir(map.error().message),
-            "valid-full.yml:2:1: a peer file must be a list of peers, got a map");
+            "valid-full.yml:2:1: a peer file must be a list of peers ({name, address, ...}) or "
+            "of Prometheus file_sd target groups ({targets: [...], labels: {...}}), got a map");
 }
 
 TEST(PeerFileTest, LoadPeerFilesChecksClashesWithStaticPeers) {
@@ -90,7 +87,7 @@ TEST(PeerFileTest, LoadPeerFilesChecksClashesWithStaticPeers) {
   cfg.peers = {Peer{"host-b", "10.0.0.2"}};
   peers = LoadPeerFiles(cfg);
   ASSERT_TRUE(peers.ok()) << peers.error().message;
-  EXPECT_EQ(Names(*peers), (std::vector<std::string>{"host-c", "host-d", "host-e"}));
+  EXPECT_EQ(PeerNames(*peers), (std::vector<std::string>{"host-c", "host-d", "host-e"}));
 }
 
 }  // namespace

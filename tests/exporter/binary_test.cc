@@ -67,6 +67,28 @@ TEST(Binary, ConfigCheck) {
   EXPECT_TRUE(Contains(err, web + ":2:10: basic_auth_users.alice: not a bcrypt hash")) << err;
 }
 
+// Mesh settings that are valid but probably not meant are warnings: reported, exit 0.
+TEST(Binary, ConfigCheckReportsMeshWarningsAndErrors) {
+  TempDir dir;
+  const std::string cfg = dir.File("mesh.yml");
+  const std::string mesh =
+      "peers:\n  - {name: a, address: 10.0.0.1, labels: {rack: r1}}\n"
+      "modules:\n  m: {type: send_lat, subset: {group_label: rack}}\n";
+  WriteFile(cfg, testing::TestConfigYaml() + "prober: {self: {name: nobody}}\n" + mesh);
+  std::string out, err;
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 0) << err;
+  EXPECT_EQ(out, "config OK\n");
+  EXPECT_TRUE(Contains(err, "warning: " + cfg + ": prober.self.name: \"nobody\" matches no peer"))
+      << err;
+  EXPECT_TRUE(Contains(err, "warning: " + cfg + ": modules.m.subset.group_label: this host has "
+                            "no \"rack\" label"))
+      << err;
+
+  WriteFile(cfg, testing::TestConfigYaml() + mesh);  // subset without prober.self: an error
+  EXPECT_EQ(RunBinary({"--config.check", "--config.file", cfg}, &out, &err), 1);
+  EXPECT_TRUE(Contains(err, "modules.m.subset: needs prober.self.name")) << err;
+}
+
 // --config.check reads what the daemon reads at start, key files included:
 // a config that passes the check must not then fail to start.
 TEST(Binary, ConfigCheckLoadsTheKeyFiles) {

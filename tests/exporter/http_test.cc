@@ -215,6 +215,42 @@ TEST_F(HttpTest, PeerFileChangesTriggerReload) {
   EXPECT_TRUE(app_->reload_status().last_successful);
 }
 
+// The same with a Prometheus file_sd file (JSON): the probed pairs follow the file, without
+// prober.self; a bad file keeps the running pairs.
+TEST_F(HttpTest, FileSdPeerFileChangesTriggerReload) {
+  WriteFile(config_, testing::TestConfigYaml() +
+                         "prober: {self: {name: \"127.0.0.1:1\"}}\n"
+                         "peer_files: [\"sd/*.json\"]\n"
+                         "modules:\n  lat: {type: send_lat, interval: 1h, timeout: 1s}\n");
+  std::filesystem::create_directories(dir_.File("sd"));
+  Start();
+  const auto probed = [&](const std::string& peer) {
+    auto res = Client().Get("/debug/probes");
+    return res && Contains(res->body, "\"peer\":\"" + peer + "\"");
+  };
+  EXPECT_FALSE(probed("127.0.0.2:1"));
+
+  WriteFile(dir_.File("sd/a.json"),
+            R"([{"targets": ["127.0.0.1:1", "127.0.0.2:1"], "labels": {"rack": "r1"}},)"
+            R"( {"targets": ["127.0.0.3:1"], "labels": {"rack": "r2", "__meta_x": "y"}}])");
+  EXPECT_TRUE(app_->PollPeerFiles());
+  EXPECT_TRUE(app_->reload_status().last_successful);
+  EXPECT_TRUE(probed("127.0.0.2:1"));
+  EXPECT_TRUE(probed("127.0.0.3:1"));
+  EXPECT_FALSE(probed("127.0.0.1:1")) << "prober.self is never probed";
+
+  WriteFile(dir_.File("sd/a.json"), R"([{"targets": ["127.0.0.2:1"], "labels": {"rack": 2}}])");
+  EXPECT_TRUE(app_->PollPeerFiles());
+  EXPECT_FALSE(app_->reload_status().last_successful) << "JSON label values must be strings";
+  EXPECT_TRUE(probed("127.0.0.3:1")) << "the running pairs are kept";
+
+  WriteFile(dir_.File("sd/a.json"), R"([{"targets": ["127.0.0.3:1"]}])");
+  EXPECT_TRUE(app_->PollPeerFiles());
+  EXPECT_TRUE(app_->reload_status().last_successful);
+  EXPECT_TRUE(probed("127.0.0.3:1"));
+  EXPECT_FALSE(probed("127.0.0.2:1"));
+}
+
 TEST_F(HttpTest, ConcurrentScrapesAreSafe) {
   Start({"--web.max-requests=0"});
   std::vector<std::thread> threads;
