@@ -2,7 +2,7 @@
 # Soak (issue 14 item 5): the real daemon runs SOAK_PROBES probes (all four types, rxe loopback,
 # short) against itself in one VM while RSS, open fds, threads and the device's RDMA resources
 # are sampled. Not a ctest case (it runs ~15 min); run it by hand:
-#   tests/lab/lab.sh --vms 1 --smp 2 --timeout 3600 --out /tmp/soak -- tests/lab/bench/soak.sh
+#   tests/lab/lab.sh --vms 1 --smp 2 --timeout 7200 --out /tmp/soak -- tests/lab/bench/soak.sh [PROBES]
 # Prints the samples and a drift table; fails only on a crash, on no progress, or on RDMA
 # resources that do not return to the idle baseline (a leak is a bug, not a number).
 set -euo pipefail
@@ -10,10 +10,10 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 BIN=$LAB_BUILD/exporter/rxe_exporter
-SOAK_PROBES=${SOAK_PROBES:-10000}
-WARMUP_PROBES=${WARMUP_PROBES:-500}
+SOAK_PROBES=${1:-10000}  # (lab.sh passes no environment to the VM: arguments)
+WARMUP_PROBES=500
 SAMPLE_S=15
-DEADLINE_S=${SOAK_DEADLINE_S:-3000}
+DEADLINE_S=6600
 PEERS=25  # peer names (all this host): 4 modules x 25 = 100 pairs
 
 scrape() { curl -sf --max-time 30 http://127.0.0.1:19791/metrics; }
@@ -25,8 +25,8 @@ probes_done() { scrape | awk '/^rxe_responder_sessions_total/ {s += $2} END {pri
 write_config() {  # write_config FILE WITH_MODULES(0|1)
   {
     echo 'devices: {include: "rxe.*"}'
-    echo 'responder: {enabled: true, listen_addresses: [":19792"], allowed_cidrs: ["10.77.0.0/24"], max_sessions: 8}'
-    echo 'prober: {max_concurrent: 3, max_bandwidth_per_device: 1, history_per_pair: 5}'
+    echo 'responder: {enabled: true, listen_addresses: [":19792"], allowed_cidrs: ["10.77.0.0/24"], max_sessions: 16}'
+    echo 'prober: {max_concurrent: 8, max_bandwidth_per_device: 2, history_per_pair: 5}'
     echo 'peers:'
     for ((i = 0; i < PEERS; i++)); do printf '  - {name: self%02d, address: %s}\n' "$i" "$LAB_IP"; done
     if (($2)); then
