@@ -86,6 +86,20 @@ lab_kill_vm() {
   lab_wait_file "$LAB_OUT/.killed-vm-$k" "${2:-10}"
 }
 
+# lab_stop_vm K [TIMEOUT=10] / lab_cont_vm K [TIMEOUT=10]: asks the host to freeze VM K
+# (SIGSTOP of its qemu: it stops answering at once, like a killed VM) / to resume it, and
+# waits until that happened. lab_kill_vm works on a stopped VM.
+lab_stop_vm() {
+  local k=${1:?lab_stop_vm K}
+  touch "$LAB_OUT/.stop-vm-$k"
+  lab_wait_file "$LAB_OUT/.stopped-vm-$k" "${2:-10}"
+}
+lab_cont_vm() {
+  local k=${1:?lab_cont_vm K}
+  touch "$LAB_OUT/.cont-vm-$k"
+  lab_wait_file "$LAB_OUT/.continued-vm-$k" "${2:-10}"
+}
+
 # lab_rdma_port_state: prints the state word of $LAB_RDMA_DEV port 1 (e.g. ACTIVE).
 lab_rdma_port_state() {
   local s
