@@ -1,12 +1,16 @@
 // rxe_doctor_check_status: the cheap doctor checks as metrics, so dashboards
 // and alerts see a misconfiguration (0 pass, 1 warn, 2 fail). Facts are
 // re-gathered at most once per `refresh` (60 s): the checks read sysfs and
-// getrlimit only, and modules.dep only while rdma_rxe is not loaded.
+// getrlimit only, and modules.dep only while rdma_rxe is not loaded. A change
+// of the RDMA devices or of a port's state re-gathers them at once (a deleted
+// device must not keep passing checks for a minute).
 #include "doctor/doctor_collector.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "collectors/metric_builder.h"
+#include "collectors/sysfs_file.h"
 #include "doctor/doctor_gather.h"
 
 namespace rxe::doctor {
@@ -29,10 +33,12 @@ class DoctorCollector : public collectors::Collector {
   Status Collect(ScrapeContext& ctx, std::vector<prometheus::MetricFamily>& out) override {
     std::lock_guard<std::mutex> lock(mu_);
     const auto now = std::chrono::steady_clock::now();
-    if (!have_ || now - last_ >= opts_.refresh) {
+    std::string fingerprint = DeviceFingerprint();
+    if (!have_ || now - last_ >= opts_.refresh || fingerprint != fingerprint_) {
       results_ = Evaluate();
       last_ = now;
       have_ = true;
+      fingerprint_ = std::move(fingerprint);
     }
     FamilyBuilder status(
         "rxe_doctor_check_status",
@@ -68,8 +74,38 @@ class DoctorCollector : public collectors::Collector {
     return results;
   }
 
+  /// "dev port=state ..." of every RDMA device (one listing, one small read per port):
+  /// what makes the cached results stale before `refresh`.
+  std::string DeviceFingerprint() const {
+    std::string fp;
+    auto root = collectors::SysfsDir::Open(opts_.sysfs_root + "/class/infiniband");
+    if (!root.ok()) return fp;
+    auto devs = root->List();
+    if (!devs.ok()) return fp;
+    std::vector<std::string> names;
+    for (const auto& e : *devs) names.push_back(e.name);
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+      fp += name;
+      auto ports = root->OpenSub(name + "/ports");
+      auto list = ports.ok() ? ports->List() : Result<std::vector<collectors::DirEntry>>(ports.error());
+      if (list.ok()) {
+        std::vector<std::string> nums;
+        for (const auto& p : *list) nums.push_back(p.name);
+        std::sort(nums.begin(), nums.end());
+        for (const auto& n : nums) {
+          auto state = ports->ReadOptional(n + "/state");
+          fp += " " + n + "=" + (state.ok() && *state ? **state : std::string("?"));
+        }
+      }
+      fp += '\n';
+    }
+    return fp;
+  }
+
   DoctorCollectorOptions opts_;
   std::mutex mu_;
+  std::string fingerprint_;
   bool have_ = false;
   std::chrono::steady_clock::time_point last_{};
   std::vector<CheckResult> results_;

@@ -189,10 +189,15 @@ void ClientRun::Finish(const ProbeResult<Measurement>& result) {
     done.messages = bw->messages;
   }
   if (Send(control::Message{done})) return;
-  // The responder's DONE is informational: the measurement is the client's.
+  // The responder's DONE is informational: the measurement is the client's (a peer that
+  // vanished after the data phase leaves a valid measurement; say so in the detail).
   auto reply = As<control::Done>(Receive("DONE"), "DONE");
   if (auto* d = std::get_if<control::Done>(&reply)) {
     out_.responder_detail = d->ok ? "" : d->text;
+  } else {
+    out_.responder_detail = "no DONE from the responder after the data phase: " +
+                            std::get<ProbeFailure>(reply).detail;
+    return;
   }
   (void)Send(control::Message{control::Bye{}});
 }
@@ -238,7 +243,9 @@ std::optional<ProbeFailure> ClientRun::Run() {
   }
   if (auto f = Exchange(*session)) return f;
   Phase("ready");
+  out_.data_start = Clock::now() - start_;
   ProbeResult<Measurement> result = session->RunClient(deadline_, cancel_);
+  out_.data_end = Clock::now() - start_;
   Phase("run");
   if (token_ != 0) {
     CounterSnapshot after = ReadHwCounters(env_.sysfs_root, out_.device);

@@ -41,7 +41,12 @@ struct ProbeOutcome {
   uint32_t path_mtu = 0;      // bytes, 0 if not connected
   bool counters_attributed = false;  // the probe ran alone on `device`
   CounterSnapshot counter_deltas;    // kAttributedCounters deltas (when attributed)
-  std::string responder_detail;      // the responder's DONE text, if any
+  std::string responder_detail;      // the responder's DONE text, or why it did not come
+  // The data phase (RunClient) as offsets from the probe's start; unset if never reached.
+  // A fault injected between the two affected the measurement; one after data_end only
+  // the DONE exchange (the measurement stands: success, responder_detail says why).
+  std::optional<Clock::duration> data_start;
+  std::optional<Clock::duration> data_end;
   std::optional<control::UdAddress> ud_address;  // ud_ping: the peer's UD endpoint
 };
 

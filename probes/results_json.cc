@@ -111,7 +111,17 @@ void Entry(std::string& out, const HistoryEntry& e) {
     Key(out, name);
     out += std::to_string(v);
   }
-  out += "},\"responder_detail\":";
+  out += "},\"data_phase\":";
+  if (o.data_start && o.data_end) {
+    out += "{\"start_seconds\":";
+    Num(out, std::chrono::duration<double>(*o.data_start).count());
+    out += ",\"end_seconds\":";
+    Num(out, std::chrono::duration<double>(*o.data_end).count());
+    out += "}";
+  } else {
+    out += "null";
+  }
+  out += ",\"responder_detail\":";
   Str(out, o.responder_detail);
   out += "}";
 }

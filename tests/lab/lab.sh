@@ -265,7 +265,7 @@ abort_peers() {
 
 now_ms() { local t; t=$(date +%s%3N); echo "$t"; }
 
-# Polls every 0.2 s: VM exits, kill requests ($LAB_OUT/.kill-vm-<k>) and the timeout.
+# Polls every 0.2 s: VM exits, kill/stop/cont requests ($LAB_OUT/.kill-vm-<k>, ...) and the timeout.
 monitor() {
   local i running deadline=$((T0 + TIMEOUT * 1000))
   while :; do
@@ -280,6 +280,18 @@ monitor() {
         rm -f "$OUT/.kill-vm-$i"
         touch "$OUT/.killed-vm-$i"
         log "vm$i: killed on request"
+      elif [[ -e $OUT/.stop-vm-$i ]]; then
+        # Freeze (SIGSTOP): to its peers the VM is gone at once, as if killed, but it can
+        # be resumed (.cont-vm-<k>), so a case can retry a fault that missed its window.
+        kill -STOP "${QEMU_PIDS[i]}" 2>/dev/null || true
+        rm -f "$OUT/.stop-vm-$i" "$OUT/.continued-vm-$i"
+        touch "$OUT/.stopped-vm-$i"
+        log "vm$i: stopped on request"
+      elif [[ -e $OUT/.cont-vm-$i ]]; then
+        kill -CONT "${QEMU_PIDS[i]}" 2>/dev/null || true
+        rm -f "$OUT/.cont-vm-$i" "$OUT/.stopped-vm-$i"
+        touch "$OUT/.continued-vm-$i"
+        log "vm$i: continued on request"
       elif ! kill -0 "${QEMU_PIDS[i]}" 2>/dev/null; then
         wait "${QEMU_PIDS[i]}" 2>/dev/null || true
         STATE[i]=exited

@@ -86,6 +86,20 @@ lab_kill_vm() {
   lab_wait_file "$LAB_OUT/.killed-vm-$k" "${2:-10}"
 }
 
+# lab_stop_vm K [TIMEOUT=10] / lab_cont_vm K [TIMEOUT=10]: asks the host to freeze VM K
+# (SIGSTOP of its qemu: it stops answering at once, like a killed VM) / to resume it, and
+# waits until that happened. lab_kill_vm works on a stopped VM.
+lab_stop_vm() {
+  local k=${1:?lab_stop_vm K}
+  touch "$LAB_OUT/.stop-vm-$k"
+  lab_wait_file "$LAB_OUT/.stopped-vm-$k" "${2:-10}"
+}
+lab_cont_vm() {
+  local k=${1:?lab_cont_vm K}
+  touch "$LAB_OUT/.cont-vm-$k"
+  lab_wait_file "$LAB_OUT/.continued-vm-$k" "${2:-10}"
+}
+
 # lab_rdma_port_state: prints the state word of $LAB_RDMA_DEV port 1 (e.g. ACTIVE).
 lab_rdma_port_state() {
   local s
@@ -127,11 +141,19 @@ lab_set_mtu() {
 lab_hw_counter() { cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/hw_counters/${1:?NAME}"; }
 
 # lab_bg_wait PID [TIMEOUT=60]: waits for a background child with a timeout; kills it on
-# timeout. Returns its exit status (124 on timeout).
+# timeout, or when another VM failed (lab_abort: e.g. a perftest server whose client VM
+# failed would otherwise hold the whole run for TIMEOUT). Returns its exit status (124 on
+# timeout, 1 on abort).
 lab_bg_wait() {
   local pid=${1:?lab_bg_wait PID} timeout=${2:-60} end
   end=$(($(date +%s) + timeout))
   while kill -0 "$pid" 2>/dev/null; do
+    if [[ -e $LAB_SYNC/abort ]]; then
+      kill -KILL "$pid" 2>/dev/null
+      wait "$pid" 2>/dev/null
+      echo "lab_bg_wait: pid $pid killed: aborted ($(cat "$LAB_SYNC/abort"))" >&2
+      return 1
+    fi
     if (($(date +%s) > end)); then
       kill -KILL "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null

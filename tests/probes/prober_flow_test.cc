@@ -161,6 +161,32 @@ TEST(ProberFlowTest, ClientFailurePassesThroughAndResponderCleansUp) {
   EXPECT_EQ(env.fake->responder_done, 1);  // the DONE reached the responder
 }
 
+TEST(ProberFlowTest, DataPhaseTimesAreRecorded) {
+  Env env;
+  env.fake->client_run = milliseconds(200);
+  auto out = env.Run(Module());
+  ASSERT_TRUE(out.success);
+  ASSERT_TRUE(out.data_start && out.data_end);
+  EXPECT_GE(*out.data_end - *out.data_start, milliseconds(200));
+  EXPECT_LE(*out.data_end, out.duration);
+  EXPECT_EQ(out.responder_detail, "");
+  auto refused = env.Run(Module(), 1);  // never reached the data phase
+  EXPECT_FALSE(refused.data_start.has_value());
+}
+
+TEST(ProberFlowTest, PeerGoneAfterDataPhaseKeepsTheMeasurement) {
+  // The responder vanishes after the data was moved (e.g. its host died during the DONE
+  // exchange): the client's measurement stands, the detail says the DONE never came.
+  Env env;
+  env.fake->on_client_run = [&] { env.responder.RequestStop(); };
+  env.fake->client_run = milliseconds(200);  // the responder's sessions close meanwhile
+  auto out = env.Run(Module());
+  ASSERT_TRUE(out.success) << (out.failure ? out.failure->detail : "");
+  EXPECT_TRUE(out.measurement.has_value());
+  EXPECT_NE(out.responder_detail.find("no DONE from the responder"), std::string::npos)
+      << out.responder_detail;
+}
+
 TEST(ProberFlowTest, CancelStopsQuickly) {
   Env env;
   env.fake->client_run = std::chrono::seconds(5);

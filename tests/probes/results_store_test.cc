@@ -143,7 +143,12 @@ TEST(ResultsStoreTest, ReloadKeepsRemovesAndResets) {
 TEST(ResultsStoreTest, HistoryIsBoundedAndJsonHasDetails) {
   ResultStore r;
   r.SetPairs({Pair("bw", "b\"q", config::ProbeType::kWriteBw)}, 3);
-  for (int i = 0; i < 5; ++i) r.Record(BwOk("b\"q", 1000 + i, std::chrono::milliseconds(10)));
+  for (int i = 0; i < 5; ++i) {
+    auto o = BwOk("b\"q", 1000 + i, std::chrono::milliseconds(10));
+    o.data_start = std::chrono::milliseconds(250);
+    o.data_end = std::chrono::milliseconds(10500);
+    r.Record(o);
+  }
   r.Record(Failed("bw", "b\"q", config::ProbeType::kWriteBw, FailureReason::kWcError));
   auto s = *Find(All(r), "bw", "b\"q");
   ASSERT_EQ(s.history.size(), 3u);
@@ -157,6 +162,9 @@ TEST(ResultsStoreTest, HistoryIsBoundedAndJsonHasDetails) {
   EXPECT_LT(json.find("wc_error"), json.find("\"bytes\":1004"));  // newest first
   EXPECT_NE(json.find("\"params\":{\"type\":\"write_bw\""), std::string::npos);
   EXPECT_NE(json.find("\"qp_timeout\":14}"), std::string::npos) << json;  // the last param
+  EXPECT_NE(json.find("\"data_phase\":{\"start_seconds\":0.25,\"end_seconds\":10.5}"), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"data_phase\":null"), std::string::npos) << json;  // the failure never got there
 }
 
 TEST(ResultsStoreTest, LatencySamplesNotKeptInHistory) {

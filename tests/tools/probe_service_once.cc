@@ -5,8 +5,11 @@
 //
 //   probe_service_once --config FILE [--seconds N] [--sysfs DIR] [--json FILE]
 //                      [--reload FILE --reload-after S] [--metrics FILE --stop-file FILE]
+//                      [--until-file FILE]
 // Metrics go to stdout, or with --metrics to FILE (written atomically, so its
-// appearance signals "collected"); with --stop-file the service keeps running
+// appearance signals "collected"). With --until-file the metrics FILE is rewritten every
+// 0.5 s (after the reload, if any) until that file exists, --seconds being only a deadline:
+// the caller polls for the state it needs, not for a fixed time. With --stop-file the service keeps running
 // (responder up for the peers) until that file exists. Then Stop() is timed:
 // "# STOP_MS <ms>" on stdout. Exit status: 0 ok, 1 start/reload error, 2 usage.
 #include <prometheus/text_serializer.h>
@@ -27,7 +30,10 @@ namespace {
 [[noreturn]] void Usage(const char* msg) {
   std::fprintf(stderr,
                "%s\nusage: probe_service_once --config FILE [--seconds N] [--sysfs DIR]\n"
-               "  [--json FILE] [--reload FILE --reload-after S] [--debug]\n",
+               "  [--json FILE] [--reload FILE --reload-after S] [--metrics FILE [--until-file F]]\n"
+               "  [--stop-file F] [--debug]\n"
+               "--until-file: rewrite --metrics every 0.5 s until F exists (or --seconds passed),\n"
+               "  so a caller can wait for what it needs instead of a fixed time\n",
                msg);
   std::exit(2);
 }
@@ -45,7 +51,7 @@ bool Load(const std::string& path, rxe::config::Config& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config, sysfs = "/sys", json, reload, metrics, stop_file;
+  std::string config, sysfs = "/sys", json, reload, metrics, stop_file, until_file;
   double seconds = 10, reload_after = -1;
   bool debug = false;
   for (int i = 1; i < argc; ++i) {
@@ -62,6 +68,7 @@ int main(int argc, char** argv) {
     else if (a == "--reload-after") reload_after = std::atof(next().c_str());
     else if (a == "--metrics") metrics = next();
     else if (a == "--stop-file") stop_file = next();
+    else if (a == "--until-file") until_file = next();
     else if (a == "--debug") debug = true;
     else Usage(("unknown flag " + a).c_str());
   }
@@ -91,14 +98,29 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "RELOAD ok=%d %s\n", r.ok() ? 1 : 0, r.ok() ? "" : r.error().message.c_str());
     if (!r.ok()) return 1;
   }
-  until(seconds);
-  std::string text = prometheus::TextSerializer().Serialize(svc.Collect());
-  if (!json.empty()) std::ofstream(json) << svc.DebugJson() << "\n";
-  if (metrics.empty()) {
-    std::fputs(text.c_str(), stdout);
+  auto write_metrics = [&] {
+    std::string text = prometheus::TextSerializer().Serialize(svc.Collect());
+    if (metrics.empty()) {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      std::ofstream(metrics + ".tmp") << text;
+      std::rename((metrics + ".tmp").c_str(), metrics.c_str());
+    }
+  };
+  if (until_file.empty() || metrics.empty()) {
+    until(seconds);
   } else {
-    std::ofstream(metrics + ".tmp") << text;
-    std::rename((metrics + ".tmp").c_str(), metrics.c_str());
+    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(seconds));
+    while (!std::ifstream(until_file).good() && std::chrono::steady_clock::now() < deadline) {
+      write_metrics();
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  }
+  write_metrics();
+  if (!json.empty()) {  // last: its appearance says both are final
+    std::ofstream(json + ".tmp") << svc.DebugJson() << "\n";
+    std::rename((json + ".tmp").c_str(), json.c_str());
   }
   while (!stop_file.empty() && !std::ifstream(stop_file).good()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -21,7 +21,7 @@ CAPTURE=$TOOLS/nl_capture
 SERVER_IP=${LAB_IPS##* }
 DEV=$LAB_RDMA_DEV
 SIZE=65536 ITERS=500
-DURATION=15 # phase 5 run (s): long enough to capture while it runs
+DURATION=30 # phase 5 run (s): long enough to capture while it runs (checked after the capture)
 T=240 # per perftest step; TCG on a busy 2-core host is slow
 W=$LAB_OUT/vm$LAB_INDEX
 mkdir -p "$W" "$LAB_OUT/capture"
@@ -152,15 +152,26 @@ while ((SECONDS < end)) && kill -0 $client 2>/dev/null; do
 done
 ((busy)) || lab_fail "qp count never rose above the baseline during ib_write_bw"
 "$CAPTURE" "$LAB_OUT/capture" _busy >"$W/capture_busy.log" 2>&1 || lab_fail "nl_capture busy failed"
-grep -q "resources: .* qp=$(($(res "$W/res_base.prom" qp) + 1)) " "$W/capture_busy.log" ||
+# The capture itself proves it ran during the run (the client's QP in it); if it lacks it,
+# tell a run that ended first (a slow host: raise DURATION) from a wrong capture.
+if ! grep -q "resources: .* qp=$(($(res "$W/res_base.prom" qp) + 1)) " "$W/capture_busy.log"; then
+  kill -0 $client 2>/dev/null ||
+    lab_fail "harness: ib_write_bw ended before the busy capture (a slow host; raise DURATION)"
   lab_fail "busy capture missed the run: $(grep resources "$W/capture_busy.log")"
+fi
 lab_bg_wait $client $T || lab_fail "ib_write_bw client 2 failed: $(tail -5 "$W/client2.log")"
 for r in qp cq mr pd ctx; do
   b=$(res "$W/res_base.prom" $r) u=$(res "$W/res_busy.prom" $r)
   check "resource $r went up during the run ($b -> $u)" "$u > $b"
 done
-sleep 1
-scrape --only rdma_netlink >"$W/res_after.prom"
+# The client has exited; the kernel frees its resources on close: poll (no fixed sleep).
+end=$((SECONDS + 30))
+while scrape --only rdma_netlink >"$W/res_after.prom" &&
+  ! awk "BEGIN { exit !($(res "$W/res_after.prom" qp) == $(res "$W/res_base.prom" qp) &&
+                        $(res "$W/res_after.prom" mr) == $(res "$W/res_base.prom" mr)) }" &&
+  ((SECONDS < end)); do
+  sleep 0.2
+done
 for r in qp cq mr pd ctx cm_id srq; do
   b=$(res "$W/res_base.prom" $r) a=$(res "$W/res_after.prom" $r)
   check "resource $r back to the baseline after the run ($b, now $a)" "$a == $b"

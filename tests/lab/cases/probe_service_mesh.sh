@@ -13,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 T=$LAB_BUILD/tests/probe_service_once
-RUN_SECONDS=60
+MAX_SECONDS=240 # deadline of the mesh phase (it ends as soon as its conditions hold)
 RELOAD_AFTER=20
 
 write_config() { # write_config FILE WITH_OLD(0|1)
@@ -38,11 +38,34 @@ write_config() { # write_config FILE WITH_OLD(0|1)
 # value SERIES: the sample value of SERIES (exact name{labels}) in this VM's metrics, or "".
 value() { awk -v s="$1" '$1 == s {print $2; exit}' "$METRICS"; }
 
-expect_ge() { # expect_ge SERIES MIN
+# ge SERIES MIN: SERIES exists and is >= MIN (why not: in $WHY_NOT).
+ge() {
   local v
   v=$(value "$1")
-  [[ -n $v ]] || lab_fail "missing series $1"
-  awk -v v="$v" -v m="$2" 'BEGIN {exit !(v + 0 >= m + 0)}' || lab_fail "$1 = $v, want >= $2"
+  [[ -n $v ]] || { WHY_NOT="missing series $1"; return 1; }
+  awk -v v="$v" -v m="$2" 'BEGIN {exit !(v + 0 >= m + 0)}' || { WHY_NOT="$1 = $v, want >= $2"; return 1; }
+}
+expect_ge() { ge "$@" || lab_fail "$WHY_NOT"; } # expect_ge SERIES MIN
+
+# mesh_ok: what the mesh phase needs (the runner waits for it, then asserts it on the final
+# metrics): each pair ran on schedule and succeeded at least once (TCG VMs on a busy host
+# are slow: some probes may time out), before and after the reload.
+mesh_ok() {
+  local peer rack l mod
+  for peer in vm0 vm1; do
+    rack=r${peer#vm}
+    l="module=\"bw\",peer=\"$peer\",rack=\"$rack\""
+    ge "rxe_probes_total{$l}" 3 && ge "rxe_probe_last_success_timestamp_seconds{$l}" 1 &&
+      ge "rxe_probe_bandwidth_bytes_per_second{$l}" 1000000 && ge "rxe_probe_transferred_bytes_total{$l}" 1000000 &&
+      ge "rxe_probe_failures_total{$l,reason=\"wc_error\"}" 0 &&
+      ge "rxe_probe_attributed_hw_stat_total{$l,counter=\"duplicate_request\"}" 0 || return 1
+    for mod in lat wlat; do
+      l="module=\"$mod\",peer=\"$peer\",rack=\"$rack\""
+      ge "rxe_probes_total{$l}" 2 && ge "rxe_probe_last_success_timestamp_seconds{$l}" 1 &&
+        ge "rxe_probe_latency_seconds_count{$l}" 50 && ge "rxe_probe_latency_median_seconds{$l}" 0.000001 || return 1
+    done
+  done
+  ge "rxe_responder_sessions_total" 4
 }
 
 # Loopback-only, one probe at a time: deltas must be attributed.
@@ -65,48 +88,39 @@ attribution() {
 
 main() {
   [[ -x $T ]] || lab_fail "no $T (build the probe_service_once target)"
-  local cfg=$LAB_OUT/cfg.vm$LAB_INDEX.yml cfg2=$LAB_OUT/cfg2.vm$LAB_INDEX.yml me other
+  local cfg=$LAB_OUT/cfg.vm$LAB_INDEX.yml cfg2=$LAB_OUT/cfg2.vm$LAB_INDEX.yml other
   METRICS=$LAB_OUT/metrics.vm$LAB_INDEX.txt
   write_config "$cfg" 1
   write_config "$cfg2" 0
-  me=vm$LAB_INDEX
   other=vm$((1 - LAB_INDEX))
   local log=$LAB_OUT/service.vm$LAB_INDEX.log stopfile=$LAB_OUT/stop.vm$LAB_INDEX pid
   lab_barrier start 120
   # Runs until both VMs have collected (the responders stay up for the peer meanwhile).
-  timeout $((RUN_SECONDS + 120)) "$T" --config "$cfg" --seconds "$RUN_SECONDS" \
+  timeout $((MAX_SECONDS + 120)) "$T" --config "$cfg" --seconds "$MAX_SECONDS" \
     --reload "$cfg2" --reload-after "$RELOAD_AFTER" --json "$LAB_OUT/debug.vm$LAB_INDEX.json" \
-    --metrics "$METRICS" --stop-file "$stopfile" --debug >"$LAB_OUT/stop.vm$LAB_INDEX.txt" 2>"$log" &
+    --metrics "$METRICS" --until-file "$LAB_OUT/until.vm$LAB_INDEX" --stop-file "$stopfile" --debug \
+    >"$LAB_OUT/stop.vm$LAB_INDEX.txt" 2>"$log" &
   pid=$!
-  lab_wait_file "$METRICS" $((RUN_SECONDS + 60)) || lab_fail "no metrics: $(tail -n 20 "$log")"
-  lab_barrier collected 120
+  # The metrics are rewritten every 0.5 s after the reload: wait until the mesh phase has what
+  # it needs (not a fixed run time), then let the tool write its final metrics and JSON.
+  local end=$((SECONDS + MAX_SECONDS + 30)) t0=$SECONDS
+  until [[ -e $METRICS ]] && mesh_ok; do
+    kill -0 "$pid" 2>/dev/null || lab_fail "probe_service_once ended: $(tail -n 20 "$log")"
+    ((SECONDS < end)) || lab_fail "the mesh phase did not get there in $MAX_SECONDS s: ${WHY_NOT:-no metrics}"
+    sleep 1
+  done
+  lab_log "mesh phase complete $((SECONDS - t0)) s after the start"
+  touch "$LAB_OUT/until.vm$LAB_INDEX"
+  lab_wait_file "$LAB_OUT/debug.vm$LAB_INDEX.json" 60 || lab_fail "no final metrics/json: $(tail -n 20 "$log")"
+  lab_barrier collected 240
   touch "$stopfile"
   lab_bg_wait "$pid" 30 || lab_fail "probe_service_once failed: $(tail -n 20 "$log")"
   lab_log "metrics: $(grep -c '^rxe_' "$METRICS") samples"
   grep -q '^RELOAD ok=1' "$log" || lab_fail "reload did not succeed"
 
-  # TCG VMs on a busy host are slow: some probes may time out, so each pair must have
-  # run on schedule and succeeded at least once (not necessarily the last time).
-  local peer
-  for peer in "$me" "$other"; do
-    local rack=r${peer#vm}
-    local l="module=\"bw\",peer=\"$peer\",rack=\"$rack\""
-    expect_ge "rxe_probes_total{$l}" 3
-    expect_ge "rxe_probe_last_success_timestamp_seconds{$l}" 1
-    expect_ge "rxe_probe_bandwidth_bytes_per_second{$l}" 1000000
-    expect_ge "rxe_probe_transferred_bytes_total{$l}" 1000000
-    expect_ge "rxe_probe_failures_total{$l,reason=\"wc_error\"}" 0
-    expect_ge "rxe_probe_attributed_hw_stat_total{$l,counter=\"duplicate_request\"}" 0
-    for mod in lat wlat; do
-      l="module=\"$mod\",peer=\"$peer\",rack=\"$rack\""
-      expect_ge "rxe_probes_total{$l}" 2
-      expect_ge "rxe_probe_last_success_timestamp_seconds{$l}" 1
-      expect_ge "rxe_probe_latency_seconds_count{$l}" 50
-      expect_ge "rxe_probe_latency_median_seconds{$l}" 0.000001
-    done
-  done
+  # The final metrics still have all of it (counters and last-success times only grow).
+  mesh_ok || lab_fail "final metrics: $WHY_NOT"
   ! grep -q 'module="old"' "$METRICS" || lab_fail "series of the removed module \"old\" remain"
-  expect_ge "rxe_responder_sessions_total" 4
   expect_ge "rxe_responder_rejections_total{reason=\"not_allowed\"}" 0
   expect_ge 'rxe_prober_deferred_total{reason="concurrency"}' 0
   lab_log "bw to $other: $(value "rxe_probe_bandwidth_bytes_per_second{module=\"bw\",peer=\"$other\",rack=\"r${other#vm}\"}") B/s;" \

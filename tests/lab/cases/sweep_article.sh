@@ -74,8 +74,11 @@ sweeper() {
   "$BIN" sweep --peer "$PEER" --vary size=64,4KiB,64KiB --repeat 2 --duration 1s \
     --output-dir "$LAB_OUT/cut" >"$LAB_OUT/cut.stdout" 2>"$LAB_OUT/cut.stderr" &
   pid=$!
-  for ((f = 0; f < 600; f++)); do
-    grep -q '^\[3/6\]' "$LAB_OUT/cut.stderr" 2>/dev/null && break
+  # Interrupt while point 3 runs: wait for it by a deadline, not a count of polls.
+  local end=$((SECONDS + 240))
+  until grep -q '^\[3/6\]' "$LAB_OUT/cut.stderr" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || lab_fail "the sweep to interrupt ended before point 3: $(tail -n 3 "$LAB_OUT/cut.stderr")"
+    ((SECONDS < end)) || lab_fail "the sweep to interrupt did not reach point 3 in 240 s"
     sleep 0.1
   done
   kill -INT "$pid"
