@@ -37,6 +37,7 @@ struct UdMesh::PeerState {
   config::Peer peer;
   bool queued = false;    // in queue_ or being fetched
   bool fetched = false;   // the last fetch succeeded
+  bool failing = false;   // a failure was logged and no fetch succeeded since
   std::optional<ud::EndpointAddress> address;
   std::optional<in_addr> local_ip;
   Clock::time_point last_attempt{};
@@ -225,7 +226,8 @@ void UdMesh::Worker() {
       if (t.peer.name == name) stats_.CountFetch(t.module, ok);
     }
     if (!ok) {
-      if (ps.fetched || !ps.address) {
+      if (!ps.failing) {  // once per failure streak: 1,000 dead peers must not flood the log
+        ps.failing = true;
         log::Warn("ud_ping: cannot fetch the peer's UD address; retrying later",
                   {{"peer", name},
                    {"error", out.failure ? out.failure->detail : "no UD address or IPv6"}});
@@ -234,6 +236,7 @@ void UdMesh::Worker() {
       continue;
     }
     ps.fetched = true;
+    ps.failing = false;
     ps.address = ud::EndpointAddress{out.ud_address->gid, out.ud_address->qpn, out.ud_address->qkey};
     ps.local_ip = out.local_ip;
     PushPeers();
