@@ -61,6 +61,12 @@ UdMesh::Device* UdMesh::DeviceFor(in_addr local_ip, const std::string& hint) {
     auto d = devices_.find(it->second);
     if (d != devices_.end() && d->second->pinger) return d->second.get();
   }
+  // A failed creation is not retried for every target of every push (1,000 peers and a
+  // wrong `device` would mean a million attempts): once per kEndpointRetry per key.
+  const auto now = Clock::now();
+  if (auto it = failed_until_.find(key); it != failed_until_.end() && now < it->second) {
+    return nullptr;
+  }
   LocalTarget where;
   where.local_ip = local_ip;
   where.device = hint;
@@ -68,11 +74,14 @@ UdMesh::Device* UdMesh::DeviceFor(in_addr local_ip, const std::string& hint) {
   eo.message_bytes = timing_.size;
   auto created = ud::Endpoint::Create(where, eo);
   if (auto* f = std::get_if<ProbeFailure>(&created)) {
-    log::Warn("ud_ping: cannot create the UD endpoint",
+    failed_until_[key] = now + kEndpointRetry;
+    log::Warn("ud_ping: cannot create the UD endpoint; retrying in 30 s",
               {{"device", hint}, {"reason", std::string(FailureReasonName(f->reason))},
                {"error", f->detail}});
+    ++endpoint_failures_;
     return nullptr;
   }
+  failed_until_.erase(key);
   auto ep = std::move(std::get<std::unique_ptr<ud::Endpoint>>(created));
   const std::string name = ep->device();
   device_of_[key] = name;
@@ -315,6 +324,7 @@ void UdMesh::Stop() {
   }
   devices_.clear();
   device_of_.clear();
+  failed_until_.clear();
   queue_.clear();
   for (auto& [name, ps] : peers_) ps->queued = false;
 }

@@ -42,6 +42,7 @@ class UdMesh {
   static constexpr uint64_t kRefetchAfterLosses = 3;  // lost pings in a row
   static constexpr std::chrono::seconds kMinRefetchGap{5};
   static constexpr std::chrono::seconds kFetchTimeout{5};
+  static constexpr std::chrono::seconds kEndpointRetry{30};  // after a failed endpoint creation
 
   explicit UdMesh(UdAddressFetcher fetch);
   ~UdMesh();  // Stop()
@@ -59,6 +60,11 @@ class UdMesh {
   std::optional<control::UdAddress> AddressFor(in_addr local_ip);
 
   std::vector<prometheus::MetricFamily> Collect();
+  /// Endpoint creations that failed (for tests and logs).
+  uint64_t endpoint_failures() {
+    std::lock_guard lock(mu_);
+    return endpoint_failures_;
+  }
 
  private:
   struct Device;
@@ -90,6 +96,8 @@ class UdMesh {
   std::deque<std::string> queue_;
   std::map<std::string, std::unique_ptr<Device>> devices_;          // by device name
   std::map<std::pair<uint32_t, std::string>, std::string> device_of_;  // (ip, hint) -> device
+  std::map<std::pair<uint32_t, std::string>, Clock::time_point> failed_until_;
+  uint64_t endpoint_failures_ = 0;
   std::shared_ptr<const SourceAcl> acl_;
   UdStats stats_;
 };
