@@ -60,6 +60,10 @@ void AddSeries(Families& o, const Labels& l, const UdStats::Counts& c) {
         "ud_ping pings without a pong within the module's timeout (loss ratio = "
         "rate(lost) / rate(sent)).",
         C, l, static_cast<double>(c.lost));
+  o.Add("rxe_ud_ping_late_total",
+        "ud_ping pings counted lost whose pong arrived after the timeout (a slow host or "
+        "path, not a dropped packet); lost - late = pings never answered.",
+        C, l, static_cast<double>(c.late));
   o.Add("rxe_ud_ping_send_errors_total",
         "ud_ping pings that could not be sent (post or send completion failed, no free send "
         "slot); not network loss.",
@@ -84,6 +88,7 @@ void UdStats::Counts::Add(const Counts& o) {
   sent += o.sent;
   received += o.received;
   lost += o.lost;
+  late += o.late;
   send_errors += o.send_errors;
   samples += o.samples;
   for (size_t i = 0; i < buckets.size(); ++i) buckets[i] += o.buckets[i];
@@ -114,14 +119,17 @@ void UdStats::Fold(const std::string& module, const std::string& peer, const ud:
   if (it == pairs_.end()) return;
   Pair& p = it->second;
   const bool reset = r.sent < p.last.sent || r.received < p.last.received ||
-                     r.lost < p.last.lost || r.send_errors < p.last.send_errors;
+                     r.lost < p.last.lost || r.late < p.last.late ||
+                     r.send_errors < p.last.send_errors;
   p.counts.sent += Increase(r.sent, p.last.sent, reset);
   p.counts.received += Increase(r.received, p.last.received, reset);
   p.counts.lost += Increase(r.lost, p.last.lost, reset);
+  p.counts.late += Increase(r.late, p.last.late, reset);
   p.counts.send_errors += Increase(r.send_errors, p.last.send_errors, reset);
   p.last.sent = r.sent;
   p.last.received = r.received;
   p.last.lost = r.lost;
+  p.last.late = r.late;
   p.last.send_errors = r.send_errors;
   for (const auto& s : r.samples) {
     if (!s.valid) continue;  // a late software timestamp: no RTT statistics from it

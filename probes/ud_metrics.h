@@ -42,7 +42,7 @@ class UdStats {
   std::vector<prometheus::MetricFamily> Families() const;
 
   struct Counts {
-    uint64_t sent = 0, received = 0, lost = 0, send_errors = 0;
+    uint64_t sent = 0, received = 0, lost = 0, late = 0, send_errors = 0;
     uint64_t samples = 0;  // valid samples (histogram count)
     std::array<uint64_t, kLatencyBuckets.size()> buckets{};  // non-cumulative
     double network_sum = 0, total_sum = 0, responder_sum = 0;

@@ -75,8 +75,17 @@ class PingTracker {
   /// When the oldest outstanding ping times out.
   std::optional<Clock::time_point> NextDeadline() const;
   size_t outstanding() const { return pending_.size(); }
+  /// A pong for a ping that already expired (counted lost): its peer, once; nullopt if the
+  /// sequence is unknown or expired more than kLateMemory ago. Lost pings answered late mean
+  /// a slow host (or path), not a dropped packet.
+  std::optional<size_t> TakeLate(uint64_t seq);
+  /// How many expired pings are remembered for TakeLate (oldest forgotten first).
+  static constexpr size_t kLateMemory = 4096;
   /// Forget every outstanding ping (the peer list changed): returns nothing, counts nothing.
-  void Clear() { pending_.clear(); }
+  void Clear() {
+    pending_.clear();
+    expired_.clear();
+  }
 
  private:
   struct Pending {
@@ -86,6 +95,7 @@ class PingTracker {
   Clock::duration timeout_;
   uint64_t next_seq_ = 1;
   std::map<uint64_t, Pending> pending_;  // sequence order = post order, so begin() expires first
+  std::map<uint64_t, size_t> expired_;   // recently expired: sequence -> peer
 };
 
 }  // namespace rxe::probes::ud

@@ -192,7 +192,12 @@ void Pinger::HandleReceive(const Completion& c, Clock::time_point now) {
   const auto sample = tracker_.OnPong(pkt->seq, now, pkt->resp_recv_ns, pkt->resp_send_ns);
   std::lock_guard lock(mu_);
   if (!sample) {
-    ++counters_.unmatched_pongs;  // late (already counted lost), duplicate, or an old peer list
+    if (auto late = tracker_.TakeLate(pkt->seq); late && *late < peers_.size() &&
+        peers_[*late].address.gid == *c.src_gid && peers_[*late].address.qpn == c.src_qp) {
+      ++reports_[peers_[*late].name].late;  // counted lost at its timeout; answered since
+      return;
+    }
+    ++counters_.unmatched_pongs;  // duplicate, forged, or from before a peer list change
     return;
   }
   PeerReport& r = reports_[peers_[sample->peer].name];

@@ -32,6 +32,7 @@ struct PeerReport {
   uint64_t sent = 0;
   uint64_t received = 0;
   uint64_t lost = 0;         // no pong within the timeout
+  uint64_t late = 0;         // of those, answered after the timeout (a slow host, not a drop)
   uint64_t send_errors = 0;  // post or send completion failed (not a network loss)
   std::vector<Sample> samples;
 };

@@ -77,12 +77,15 @@ TEST(UdStats, PerPeerSeriesFromCumulativeReports) {
   UdStats st;
   st.SetPairs(ThreePeers(""), {"mesh"});
   st.Fold("mesh", "b", R("b", 10, 9, 1, {S(300e-6, 100e-6), S(500e-6, 50e-6)}));
-  st.Fold("mesh", "b", R("b", 20, 18, 2, {S(10e-6, 20e-6, /*valid=*/false)}));
+  auto second = R("b", 20, 18, 2, {S(10e-6, 20e-6, /*valid=*/false)});
+  second.late = 1;
+  st.Fold("mesh", "b", second);
   const auto fs = st.Families();
   const std::map<std::string, std::string> b{{"module", "mesh"}, {"peer", "b"}, {"rack", "r1"}};
   EXPECT_EQ(Value(fs, "rxe_ud_ping_sent_total", b), 20);
   EXPECT_EQ(Value(fs, "rxe_ud_ping_received_total", b), 18);
   EXPECT_EQ(Value(fs, "rxe_ud_ping_lost_total", b), 2);
+  EXPECT_EQ(Value(fs, "rxe_ud_ping_late_total", b), 1);
   EXPECT_EQ(Value(fs, "rxe_ud_ping_send_errors_total", b), 0);
   // Only the two valid samples feed the histogram, with their NETWORK time.
   EXPECT_EQ(Value(fs, "rxe_probe_latency_seconds", b), 2);
