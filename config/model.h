@@ -85,7 +85,15 @@ struct Module {
   uint32_t qp_timeout = 14;        // perftest -u: local ACK timeout 4.096 us x 2^N (14 = ~67 ms); 0 = infinite
   // Mesh (issue 15): nullopt = no subset, all the module's peers (config::ModulePeers).
   std::optional<SubsetSpec> subset;
+  std::string aggregate_by;        // ud_ping: export per (module, this peer label's value); "" = per peer
 };
+
+/// ud_ping module defaults and bounds (the loader applies them for type: ud_ping).
+inline constexpr Duration kUdPingDefaultInterval{std::chrono::seconds(10)};
+inline constexpr Duration kUdPingDefaultTimeout{std::chrono::seconds(1)};
+inline constexpr uint32_t kUdPingDefaultSize = 64;  // = the ud_ping wire header
+inline constexpr uint32_t kUdPingMinSize = 64;
+inline constexpr uint32_t kUdPingMaxSize = 1024;    // fits one packet at rxe's usual active MTU
 
 /// Pre-shared-key authentication and admission control for the responder.
 struct ResponderConfig {

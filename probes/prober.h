@@ -48,6 +48,7 @@ struct ProbeOutcome {
   std::optional<Clock::duration> data_start;
   std::optional<Clock::duration> data_end;
   std::optional<control::UdAddress> ud_address;  // ud_ping: the peer's UD endpoint
+  std::optional<in_addr> local_ip;  // ud_ping: our side of the control connection (IPv4)
 };
 
 /// perftest defaults applied to a module: size 0 -> 65536 (bandwidth) or

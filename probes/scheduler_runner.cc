@@ -35,21 +35,27 @@ std::vector<JobSpec> Jobs(const std::vector<ScheduledPair>& pairs) {
 
 }  // namespace
 
-std::vector<ScheduledPair> PairsFrom(const config::Config& cfg) {
+std::vector<config::Peer> ModulePeersOf(const config::Config& cfg, const config::Module& module) {
   std::set<std::string> known;
   for (const auto* list : {&cfg.peers, &cfg.file_peers}) {
     for (const auto& p : *list) known.insert(p.name);
   }
+  for (const auto& pn : module.peers) {
+    if (!known.count(pn)) {
+      log::Warn("module names an unknown peer; skipped", {{"module", module.name}, {"peer", pn}});
+    }
+  }
+  return config::ModulePeers(cfg, module);
+}
+
+std::vector<ScheduledPair> PairsFrom(const config::Config& cfg) {
   std::vector<ScheduledPair> out;
   for (const auto& [name, module] : cfg.modules) {
+    // ud_ping never runs as RC probe sessions: probes/ud_mesh.h runs it.
+    if (module.type == config::ProbeType::kUdPing) continue;
     config::Module m = module;
     m.name = name;
-    for (const auto& pn : m.peers) {
-      if (!known.count(pn)) {
-        log::Warn("module names an unknown peer; skipped", {{"module", name}, {"peer", pn}});
-      }
-    }
-    for (auto& p : config::ModulePeers(cfg, m)) out.push_back(ScheduledPair{m, std::move(p)});
+    for (auto& p : ModulePeersOf(cfg, m)) out.push_back(ScheduledPair{m, std::move(p)});
   }
   return out;
 }

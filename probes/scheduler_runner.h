@@ -26,11 +26,14 @@ struct ScheduledPair {
   config::Peer peer;
 };
 
-/// Every (module, peer) pair of `cfg`: a module's peers are config::ModulePeers
-/// (cfg.peers then cfg.file_peers, first of a name wins, minus prober.self, its
-/// `peers` (empty = all), reduced by its `subset`); unknown peer names are skipped
-/// with a warning. module.name is set to its key.
+/// The RC probe pairs of `cfg` (ud_ping modules excluded: probes/ud_mesh.h runs them): every
+/// (module, peer) with the module's peers from ModulePeersOf. module.name is set to its key.
 std::vector<ScheduledPair> PairsFrom(const config::Config& cfg);
+/// The peers `module` probes: config::ModulePeers (static + file peers, first of a name wins,
+/// minus prober.self, its `peers` (empty = all), reduced by its `subset`); names in
+/// module.peers that match no peer are logged and skipped. The one place the RC path and
+/// ud_ping resolve peers.
+std::vector<config::Peer> ModulePeersOf(const config::Config& cfg, const config::Module& module);
 
 SchedulerLimits LimitsFrom(const config::ProberConfig& p);
 

@@ -67,9 +67,19 @@ std::vector<size_t> PingTracker::Expire(Clock::time_point now) {
   std::vector<size_t> lost;
   while (!pending_.empty() && pending_.begin()->second.posted + timeout_ <= now) {
     lost.push_back(pending_.begin()->second.peer);
+    expired_[pending_.begin()->first] = pending_.begin()->second.peer;
+    if (expired_.size() > kLateMemory) expired_.erase(expired_.begin());
     pending_.erase(pending_.begin());
   }
   return lost;
+}
+
+std::optional<size_t> PingTracker::TakeLate(uint64_t seq) {
+  auto it = expired_.find(seq);
+  if (it == expired_.end()) return std::nullopt;
+  const size_t peer = it->second;
+  expired_.erase(it);
+  return peer;
 }
 
 std::optional<Clock::time_point> PingTracker::NextDeadline() const {

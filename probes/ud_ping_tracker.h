@@ -64,13 +64,28 @@ class PingTracker {
   /// nullopt for an unknown sequence (late after its timeout, duplicate, or forged).
   std::optional<Sample> OnPong(uint64_t seq, Clock::time_point t5, uint64_t resp_recv_ns,
                                uint64_t resp_send_ns);
+  /// The peer an outstanding ping went to (to check a pong's source before OnPong).
+  std::optional<size_t> PeerOf(uint64_t seq) const {
+    auto it = pending_.find(seq);
+    if (it == pending_.end()) return std::nullopt;
+    return it->second.peer;
+  }
   /// Removes the pings older than the timeout at `now`; returns their peers (one entry per lost ping).
   std::vector<size_t> Expire(Clock::time_point now);
   /// When the oldest outstanding ping times out.
   std::optional<Clock::time_point> NextDeadline() const;
   size_t outstanding() const { return pending_.size(); }
+  /// A pong for a ping that already expired (counted lost): its peer, once; nullopt if the
+  /// sequence is unknown or expired more than kLateMemory ago. Lost pings answered late mean
+  /// a slow host (or path), not a dropped packet.
+  std::optional<size_t> TakeLate(uint64_t seq);
+  /// How many expired pings are remembered for TakeLate (oldest forgotten first).
+  static constexpr size_t kLateMemory = 4096;
   /// Forget every outstanding ping (the peer list changed): returns nothing, counts nothing.
-  void Clear() { pending_.clear(); }
+  void Clear() {
+    pending_.clear();
+    expired_.clear();
+  }
 
  private:
   struct Pending {
@@ -80,6 +95,7 @@ class PingTracker {
   Clock::duration timeout_;
   uint64_t next_seq_ = 1;
   std::map<uint64_t, Pending> pending_;  // sequence order = post order, so begin() expires first
+  std::map<uint64_t, size_t> expired_;   // recently expired: sequence -> peer
 };
 
 }  // namespace rxe::probes::ud

@@ -141,3 +141,34 @@ TEST(UdTracker, TimeoutsBecomeLossPerPeerInSendOrder) {
 
 }  // namespace
 }  // namespace rxe::probes::ud
+
+namespace rxe::probes::ud {
+namespace {
+
+TEST(PingTrackerLate, ExpiredPingsAnsweredLateAreTakenOnce) {
+  const auto t0 = Clock::now();
+  PingTracker t(std::chrono::milliseconds(100));
+  const uint64_t a = t.OnPosted(3, t0);
+  const uint64_t b = t.OnPosted(4, t0 + std::chrono::milliseconds(10));
+  EXPECT_EQ(t.Expire(t0 + std::chrono::milliseconds(105)), std::vector<size_t>{3});
+  EXPECT_FALSE(t.OnPong(a, t0 + std::chrono::milliseconds(150), 0, 0)) << "too late for a sample";
+  EXPECT_EQ(t.TakeLate(a), std::optional<size_t>(3));
+  EXPECT_EQ(t.TakeLate(a), std::nullopt) << "a duplicate pong is not late twice";
+  EXPECT_EQ(t.TakeLate(b), std::nullopt) << "still outstanding, not expired";
+  EXPECT_EQ(t.TakeLate(999), std::nullopt);
+  t.Clear();
+  EXPECT_EQ(t.Expire(t0 + std::chrono::seconds(10)), std::vector<size_t>{});
+}
+
+TEST(PingTrackerLate, MemoryIsBounded) {
+  const auto t0 = Clock::now();
+  PingTracker t(std::chrono::milliseconds(1));
+  const uint64_t first = t.OnPosted(0, t0);
+  for (size_t i = 0; i < PingTracker::kLateMemory; ++i) t.OnPosted(1, t0);
+  EXPECT_EQ(t.Expire(t0 + std::chrono::seconds(1)).size(), PingTracker::kLateMemory + 1);
+  EXPECT_EQ(t.TakeLate(first), std::nullopt) << "the oldest was forgotten";
+  EXPECT_EQ(t.TakeLate(first + 1), std::optional<size_t>(1));
+}
+
+}  // namespace
+}  // namespace rxe::probes::ud
