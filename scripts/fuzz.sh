@@ -24,7 +24,8 @@ all=()
 for src in tests/fuzz/*_fuzz.cc; do all+=("$(basename "$src" .cc)"); done
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
-report_init fuzz.sh
+# FUZZ_JOBS harnesses fuzz at once (default: the number of cores; each is one process).
+report_init fuzz.sh "${FUZZ_JOBS:-$(nproc)}"
 cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$CXX_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DRXE_FUZZ=ON -DRXE_WARNINGS_AS_ERRORS=OFF -DRXE_SANITIZE=fuzzer-no-link,address,undefined >/dev/null
@@ -35,7 +36,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 report_detail() {
   echo "$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$2" | grep -o '[0-9]*$') execs," \
-    "$(find "$dir/corpus/$1" -type f | wc -l) inputs in build-fuzz/corpus"
+    "$(find "$dir/corpus/$1" -type f | wc -l) inputs in the corpus"
 }
 # -timeout: one input may take at most 10 s (the responder harness waits for its reply);
 # -rss_limit_mb: 2 GiB, the machine is shared.
