@@ -12,8 +12,9 @@ cd "$(dirname "$0")/.."
 dir=${FUZZ_BUILD_DIR:-build-fuzz}
 secs=${FUZZ_SECONDS:-20}
 CXX_FUZZ=${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++)}
-launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# ccache, shared with the other clones (without CCACHE_BASEDIR a fresh clone never hits)
+# shellcheck source=scripts/lib/ccache.sh
+. scripts/lib/ccache.sh
 # Seeds from the fixtures, per harness (beside tests/fuzz/corpus/<name>).
 declare -A seeds=(
   [config_fuzz]="tests/fixtures/config config/examples"

@@ -30,8 +30,9 @@ case $mode in
     ;;
 esac
 dir=${SAN_BUILD_DIR:-build-$mode}
-launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# ccache, shared with the other clones (without CCACHE_BASEDIR a fresh clone never hits)
+# shellcheck source=scripts/lib/ccache.sh
+. scripts/lib/ccache.sh
 report_init "sanitize.sh $mode"
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DRXE_SANITIZE="$flags" -DRXE_BUILD_TOOLS=OFF >/dev/null
