@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <exception>
+#include <thread>
 
 #include "collectors/process_metrics.h"
 #include "common/log.h"
@@ -92,12 +93,12 @@ Status App::Start() {
 }
 
 Status App::Reload(const std::string& reason) {
-  std::unique_lock<std::timed_mutex> reload_lock(reload_mu_);
+  std::unique_lock<std::mutex> reload_lock(reload_mu_);
   return ReloadLocked(reason);
 }
 
 Status App::TryReload(const std::string& reason) {
-  std::unique_lock<std::timed_mutex> reload_lock(reload_mu_, std::try_to_lock);
+  std::unique_lock<std::mutex> reload_lock(reload_mu_, std::try_to_lock);
   if (!reload_lock.owns_lock()) {
     return Error::Make(ErrorCode::kUnavailable, "a reload is already running, try again later");
   }
@@ -173,18 +174,25 @@ bool App::Stop(std::chrono::steady_clock::time_point deadline) {
   for (auto& s : servers_) s->Stop();
   // No reload half-applied to stopped probes; but a reload that hangs (a
   // peer file on a stalled mount, a slow resolver) must not hang the exit.
-  std::unique_lock<std::timed_mutex> reload_lock(reload_mu_, deadline);
-  if (!reload_lock.owns_lock()) {
+  std::unique_lock<std::mutex> reload_lock(reload_mu_, std::try_to_lock);
+  while (!reload_lock.owns_lock() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    (void)reload_lock.try_lock();
+  }
+  const bool reload_done = reload_lock.owns_lock();
+  if (reload_done) {
+    started_ = false;
+    if (probes_started_) {
+      probes_.Stop();
+      probes_started_ = false;
+    }
+    reload_lock.unlock();
+  } else {
     log::Warn("a reload is still running at shutdown");
-    return false;
   }
-  started_ = false;
-  if (probes_started_) {
-    probes_.Stop();
-    probes_started_ = false;
-  }
-  reload_lock.unlock();
-  bool all_joined = true;
+  // The servers are joined either way: a hung reload must not leave their
+  // (finished) threads unjoined at the exit (ThreadSanitizer: thread leak).
+  bool all_joined = reload_done;
   for (auto& s : servers_) all_joined = s->Join(deadline) && all_joined;
   return all_joined;
 }

@@ -72,7 +72,11 @@ class App {
   std::vector<std::unique_ptr<HttpServer>> servers_;
   std::shared_ptr<Endpoints> endpoints_;
 
-  std::timed_mutex reload_mu_;  // one reload at a time
+  // One reload at a time. A plain mutex, polled with try_lock by Stop(): a timed_mutex's
+  // try_lock_until(steady_clock) is pthread_mutex_clocklock, which ThreadSanitizer does not
+  // intercept (llvm/llvm-project#62623): it reported every shutdown as "unlock of an unlocked
+  // mutex" and lost the lock's ordering.
+  std::mutex reload_mu_;
   mutable std::mutex state_mu_;
   config::Config config_;
   std::shared_ptr<BasicAuth> auth_;
