@@ -31,7 +31,8 @@
    --strict-empty: "Empty when ..." panels must return data as well, except those named by
    --allow-empty 'TITLE=REASON' (an explicit, justified allow-list).
    --require-rule-data: every recording rule must have recorded data (its record name queried)
-   and its expression must return data; alert expressions must evaluate without error.
+   and its expression must return data (except those named by --allow-empty-rule 'RECORD=REASON',
+   e.g. a count of unreachable peers on a healthy mesh); alert expressions must evaluate without error.
 Exit status 1 on any problem.
 """
 
@@ -622,6 +623,8 @@ def main():
                     help="with --strict-empty: a panel (exact title) that may be empty, and why")
     ap.add_argument("--require-rule-data", action="store_true",
                     help="every recording rule must have recorded data and its expression must return data")
+    ap.add_argument("--allow-empty-rule", action="append", default=[], metavar="RECORD=REASON",
+                    help="with --require-rule-data: a recording rule that may have no data, and why")
     ap.add_argument("--max-combinations", type=int, default=64,
                     help="real variable value combinations tried per dashboard")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -678,6 +681,15 @@ def main():
         if not sep or not title or not reason.strip():
             c.fail("--allow-empty", f"{item!r}: want TITLE=REASON (a reason is required)")
         allowed_empty[title] = reason.strip()
+    allowed_empty_rules = {}
+    for item in args.allow_empty_rule:
+        record, sep, reason = item.partition("=")
+        if not sep or not record or not reason.strip():
+            c.fail("--allow-empty-rule", f"{item!r}: want RECORD=REASON (a reason is required)")
+        allowed_empty_rules[record] = reason.strip()
+    unknown = set(allowed_empty_rules) - {w.rsplit(" ", 1)[-1] for w, _, k in rules if k == "record"}
+    if unknown:
+        c.fail("--allow-empty-rule", f"no recording rule named {', '.join(sorted(unknown))}")
     dead, empty_rules, stats = [], [], {"default": 0, "concrete": 0, "allowed": 0, "rules": 0, "records": 0}
     used_allowances = set()
     if args.prometheus:
@@ -736,7 +748,9 @@ def main():
                 continue
             record = where.rsplit(" ", 1)[-1]
             rdata, rerr = c.query(record) if args.require_rule_data else (None, None)
-            if not data.get("result"):
+            if not data.get("result") and record in allowed_empty_rules:
+                print(f"  empty (allowed: {allowed_empty_rules[record]})  {where}")
+            elif not data.get("result"):
                 empty_rules.append(where)
                 if args.require_rule_data:
                     c.fail(where, "expression returned no data")
