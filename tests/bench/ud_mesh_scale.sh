@@ -30,8 +30,8 @@ set -euo pipefail
 . "$(dirname "$0")/../lab/lib.sh"
 
 BIN=$LAB_BUILD/exporter/rxe_exporter
-PEER_COUNTS=${UD_BENCH_PEERS:-10 100 1000}
-WINDOW_S=${UD_BENCH_WINDOW_S:-60}
+PEER_COUNTS="10 100 1000"
+WINDOW_S=60
 SCRAPES=5
 RACK_SIZE=40
 INTERVAL_S=10
