@@ -64,7 +64,15 @@ struct Module {
   uint32_t iterations = 1000;      // latency (perftest -n), bounded by timeout
   std::optional<int> gid_index;    // nullopt = "auto" (RoCE v2 GID of the local IP routing to the peer)
   uint32_t qp_timeout = 14;        // perftest -u: local ACK timeout 4.096 us x 2^N (14 = ~67 ms); 0 = infinite
+  std::string aggregate_by;        // ud_ping: export per (module, this peer label's value); "" = per peer
 };
+
+/// ud_ping module defaults and bounds (the loader applies them for type: ud_ping).
+inline constexpr Duration kUdPingDefaultInterval{std::chrono::seconds(10)};
+inline constexpr Duration kUdPingDefaultTimeout{std::chrono::seconds(1)};
+inline constexpr uint32_t kUdPingDefaultSize = 64;  // = the ud_ping wire header
+inline constexpr uint32_t kUdPingMinSize = 64;
+inline constexpr uint32_t kUdPingMaxSize = 1024;    // fits one packet at rxe's usual active MTU
 
 /// Pre-shared-key authentication and admission control for the responder.
 struct ResponderConfig {

@@ -22,11 +22,16 @@ constexpr uint32_t kDefaultLatencySize = 2;        // perftest ib_*_lat -s defau
 const std::vector<std::string> kModuleKeys{
     "type", "interval", "timeout",   "peers",         "device",   "size",       "mtu",
     "qps",  "post_list", "cq_moderation", "tx_depth", "inline_size", "duration", "iterations",
-    "gid_index", "qp_timeout"};
+    "gid_index", "qp_timeout", "aggregate_by"};
 const std::vector<std::string> kBandwidthOnly{"qps", "post_list", "cq_moderation", "tx_depth",
                                               "duration"};
 const std::vector<std::string> kLatencyOnly{"iterations"};
-const std::vector<std::string> kTypes{"write_bw", "send_bw", "write_lat", "send_lat"};
+const std::vector<std::string> kUdPingOnly{"aggregate_by"};
+// The RC session keys: a ud_ping module has no QP set-up, MR or perftest loop.
+const std::vector<std::string> kRcOnly{"mtu", "qps", "post_list", "cq_moderation", "tx_depth",
+                                       "inline_size", "duration", "iterations", "gid_index",
+                                       "qp_timeout"};
+const std::vector<std::string> kTypes{"write_bw", "send_bw", "write_lat", "send_lat", "ud_ping"};
 
 bool Contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -36,6 +41,7 @@ ProbeType TypeFromName(std::string_view s) {
   if (s == "send_bw") return ProbeType::kSendBw;
   if (s == "write_lat") return ProbeType::kWriteLat;
   if (s == "send_lat") return ProbeType::kSendLat;
+  if (s == "ud_ping") return ProbeType::kUdPing;
   return ProbeType::kWriteBw;
 }
 
@@ -76,6 +82,42 @@ const YAML::Node& Blame(const MapReader& r, std::initializer_list<std::string_vi
   return r.node();
 }
 
+void ParsePeersAndDevice(const MapReader& r, Module* m, std::vector<PeerRef>* refs);
+void ParseRcKeys(const MapReader& r, Module* m, bool bw, bool typed, Got interval_got,
+                 Got timeout_got);
+
+// ud_ping: the continuous UD mesh (docs/configuration.md "ud_ping modules").
+void ParseUdPing(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
+  const Sink& sink = r.sink();
+  m->interval = kUdPingDefaultInterval;
+  m->timeout = kUdPingDefaultTimeout;
+  m->size = kUdPingDefaultSize;
+  const Got interval_got =
+      GetDuration(r, "interval", milliseconds(100), seconds(24 * 3600), &m->interval);
+  const Got timeout_got = GetDuration(r, "timeout", milliseconds(10), seconds(3600), &m->timeout);
+  (void)GetBytesAs(r, "size", kUdPingMinSize, kUdPingMaxSize, &m->size);
+  ParsePeersAndDevice(r, m, refs);
+  if (GetString(r, "aggregate_by", &m->aggregate_by) == Got::kOk &&
+      (!IsValidLabelName(m->aggregate_by) || IsReservedLabelName(m->aggregate_by))) {
+    sink.Error(r.Find("aggregate_by")->value, r.PathOf("aggregate_by"),
+               "invalid label name \"" + m->aggregate_by +
+                   "\"; must be a peer label name ([a-zA-Z_][a-zA-Z0-9_]*, not one the exporter "
+                   "sets such as peer or module), e.g. rack");
+    m->aggregate_by.clear();
+  }
+  if (interval_got != Got::kBad && timeout_got != Got::kBad && m->timeout >= m->interval) {
+    if (timeout_got == Got::kOk) {
+      sink.Error(r.Find("timeout")->value, r.PathOf("timeout"),
+                 "must be less than interval (" + FormatDuration(m->interval) + "), got " +
+                     FormatDuration(m->timeout));
+    } else {
+      sink.Error(r.Find("interval")->value, r.PathOf("interval"),
+                 "must be greater than timeout (" + FormatDuration(m->timeout) + "), got " +
+                     FormatDuration(m->interval));
+    }
+  }
+}
+
 void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
   const Sink& sink = r.sink();
   std::string type_name;
@@ -86,9 +128,24 @@ void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
   const bool bw = IsBandwidth(m->type);
 
   // Keys that do not apply to this type are errors, not silently ignored.
+  if (typed && m->type == ProbeType::kUdPing) {
+    for (const auto& e : r.entries()) {
+      if (Contains(kRcOnly, e.key)) {
+        sink.Error(e.key_node, r.PathOf(e.key),
+                   "only applies to RC probe modules (write_bw, send_bw, write_lat, send_lat); "
+                   "remove it from this ud_ping module (its keys: type, interval, timeout, size, "
+                   "peers, device, aggregate_by)");
+      }
+    }
+    ParseUdPing(r, m, refs);
+    return;
+  }
   if (typed) {
     for (const auto& e : r.entries()) {
-      if (bw && Contains(kLatencyOnly, e.key)) {
+      if (Contains(kUdPingOnly, e.key)) {
+        sink.Error(e.key_node, r.PathOf(e.key),
+                   "only applies to ud_ping modules; remove it from this " + type_name + " module");
+      } else if (bw && Contains(kLatencyOnly, e.key)) {
         sink.Error(e.key_node, r.PathOf(e.key),
                    "only applies to latency modules (write_lat, send_lat); remove it from this " +
                        type_name + " module");
@@ -102,7 +159,12 @@ void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
 
   const Got interval_got = GetDuration(r, "interval", seconds(1), seconds(24 * 3600), &m->interval);
   const Got timeout_got = GetDuration(r, "timeout", milliseconds(100), seconds(3600), &m->timeout);
+  ParsePeersAndDevice(r, m, refs);
+  ParseRcKeys(r, m, bw, typed, interval_got, timeout_got);
+}
 
+void ParsePeersAndDevice(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
+  const Sink& sink = r.sink();
   std::vector<std::string> peers;
   std::vector<YAML::Node> peer_nodes;
   if (GetStringList(r, "peers", &peers, &peer_nodes) == Got::kOk) {
@@ -126,6 +188,11 @@ void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
                    "characters) or empty for the device that routes to the peer");
     m->device.clear();
   }
+}
+
+void ParseRcKeys(const MapReader& r, Module* m, bool bw, bool typed, Got interval_got,
+                 Got timeout_got) {
+  const Sink& sink = r.sink();
   if (GetBytesAs(r, "size", 1, kMaxMessageBytes, &m->size) != Got::kOk) {
     m->size = bw ? kDefaultBandwidthSize : kDefaultLatencySize;
   }
@@ -197,6 +264,7 @@ void ParseModules(const YAML::Node& node, const Sink& sink, std::map<std::string
                   std::vector<PeerRef>* refs) {
   MapReader modules(node, "modules", sink, nullptr, "a map of module names to modules");
   if (!modules.ok()) return;
+  const Module* first_ud = nullptr;  // std::map nodes stay put
   for (const auto& entry : modules.entries()) {
     const std::string path = modules.PathOf(entry.key);
     if (!IsValidName(entry.key)) {
@@ -213,6 +281,21 @@ void ParseModules(const YAML::Node& node, const Sink& sink, std::map<std::string
     Module m;
     m.name = entry.key;
     ParseModule(r, &m, refs);
+    if (m.type == ProbeType::kUdPing) {
+      // One UD endpoint and one ping schedule per device serve every ud_ping module.
+      auto timing = [](const Module& u) {
+        return "interval " + FormatDuration(u.interval) + ", timeout " +
+               FormatDuration(u.timeout) + ", size " + std::to_string(u.size);
+      };
+      if (first_ud == nullptr) {
+        first_ud = &(*out)[entry.key];
+      } else if (timing(*first_ud) != timing(m)) {
+        sink.Error(entry.key_node, path,
+                   "ud_ping modules share one UD endpoint and ping schedule per device, so they "
+                   "must have the same interval, timeout and size: module \"" + first_ud->name +
+                       "\" has " + timing(*first_ud) + ", this one " + timing(m));
+      }
+    }
     (*out)[entry.key] = std::move(m);
   }
 }

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "probes/metric_families.h"
+
 namespace rxe::probes {
 namespace {
 
@@ -16,32 +18,6 @@ constexpr const char* kCached =
 constexpr const char* kCachedOk =
     " (from the last successful probe; probes run on their own schedule, not on scrape)";
 constexpr const char* kOneWay = " One-way latency = round trip / 2, as perftest reports send/write latency.";
-
-class Families {
- public:
-  MetricFamily& Get(const std::string& name, const std::string& help, MetricType type) {
-    for (auto& f : families_) {
-      if (f.name == name) return f;
-    }
-    families_.push_back(MetricFamily{name, help, type, {}});
-    return families_.back();
-  }
-  void Add(const std::string& name, const std::string& help, MetricType type,
-           std::vector<ClientMetric::Label> labels, double value) {
-    ClientMetric m;
-    m.label = std::move(labels);
-    if (type == MetricType::Counter) {
-      m.counter.value = value;
-    } else {
-      m.gauge.value = value;
-    }
-    Get(name, help, type).metric.push_back(std::move(m));
-  }
-  std::vector<MetricFamily> Take() { return std::move(families_); }
-
- private:
-  std::vector<MetricFamily> families_;
-};
 
 std::vector<ClientMetric::Label> PairLabels(const PairInfo& p) {
   std::vector<ClientMetric::Label> l{{"module", p.key.module}, {"peer", p.key.peer}};
@@ -98,16 +74,8 @@ void AddBandwidth(Families& f, const PairState& s, const std::vector<ClientMetri
 }
 
 void AddLatency(Families& f, const PairState& s, const std::vector<ClientMetric::Label>& l) {
-  ClientMetric h;
-  h.label = l;
-  h.histogram.sample_count = s.latency_count;
-  h.histogram.sample_sum = s.latency_sum;
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i < kLatencyBuckets.size(); ++i) {
-    cumulative += s.bucket_counts[i];
-    h.histogram.bucket.push_back({cumulative, kLatencyBuckets[i]});
-  }
-  h.histogram.bucket.push_back({s.latency_count, std::numeric_limits<double>::infinity()});
+  ClientMetric h =
+      Histogram(l, kLatencyBuckets, s.bucket_counts, s.latency_count, s.latency_sum);
   f.Get("rxe_probe_latency_seconds",
         std::string("Every latency sample of successful latency probes.") + kOneWay,
         MetricType::Histogram)

@@ -12,6 +12,7 @@
 #include "probes/results.h"
 #include "probes/results_json.h"
 #include "probes/scheduler_runner.h"
+#include "probes/ud_mesh.h"
 
 namespace rxe::probes {
 namespace {
@@ -58,6 +59,10 @@ struct ProbeService::Impl {
   ResultStore results;
   std::unique_ptr<Responder> responder;
   std::unique_ptr<SchedulerRunner> runner;
+  /// ud_ping: one UD endpoint per device for the daemon's life (never an RC session).
+  UdMesh mesh{[this](const config::Module& m, const config::Peer& p, const std::atomic<bool>& c) {
+    return RunOne(m, p, c);
+  }};
 
   mutable std::mutex mu;  // guards the fields below and serialises Start/Apply/Stop
   std::shared_ptr<const ProberEnv> env;
@@ -88,6 +93,13 @@ struct ProbeService::Impl {
                                          : ResponderSettingsFrom(cfg, o.responder_io_timeout);
     }
     return p;
+  }
+
+  /// The ACL whose sources' pings the UD endpoints answer: the responder's (none if it is off).
+  static std::optional<SourceAcl> UdAcl(const config::Config& cfg,
+                                        const Result<ResponderSettings>& settings) {
+    if (!cfg.responder.enabled || !settings.ok()) return std::nullopt;
+    return settings->acl;
   }
 
   Status ApplyResponder(const config::Config& cfg, Result<ResponderSettings> settings) {
@@ -130,7 +142,9 @@ Status ProbeService::Start(const config::Config& cfg, const StartOptions& option
   }
   SessionFactory f = options.session_factory ? options.session_factory : DefaultSessionFactory();
   d.responder = std::make_unique<Responder>(std::move(f), &d.activity);
+  d.responder->SetUdAddressSource([&d](in_addr ip) { return d.mesh.AddressFor(ip); });
   d.responder_cfg = config::ResponderConfig{};
+  auto ud_acl = Impl::UdAcl(cfg, prepared.responder);
   if (cfg.responder.enabled) {
     Status st = d.ApplyResponder(cfg, std::move(prepared.responder));
     if (!st.ok()) return st;
@@ -149,6 +163,7 @@ Status ProbeService::Start(const config::Config& cfg, const StartOptions& option
     d.runner.reset();
     return st;
   }
+  d.mesh.Apply(cfg, std::move(ud_acl));
   d.started = true;
   log::Info("probe service started", {{"pairs", std::to_string(pairs.size())},
                                       {"responder", cfg.responder.enabled ? "on" : "off"}});
@@ -170,6 +185,7 @@ Status ProbeService::ApplyConfig(const config::Config& cfg) {
     if (d.started) {
       auto& env = prepared.env;
       if (!env.ok()) return env.error();
+      auto ud_acl = Impl::UdAcl(cfg, prepared.responder);
       RXE_RETURN_IF_ERROR(d.ApplyResponder(cfg, std::move(prepared.responder)));
       {
         std::lock_guard<std::mutex> el(d.env_mu);
@@ -178,6 +194,7 @@ Status ProbeService::ApplyConfig(const config::Config& cfg) {
       auto pairs = PairsFrom(cfg);
       d.results.SetPairs(PairInfos(pairs), cfg.prober.history_per_pair);
       d.runner->Update(pairs, LimitsFrom(cfg.prober));
+      d.mesh.Apply(cfg, std::move(ud_acl));
       log::Info("probe service reloaded", {{"pairs", std::to_string(pairs.size())}});
       return Status::Ok();
     }
@@ -193,6 +210,7 @@ void ProbeService::Stop() {
   if (d.responder) d.responder->RequestStop();
   if (d.runner) d.runner->Stop();
   if (d.responder) d.responder->Stop();
+  d.mesh.Stop();
   d.started = false;
 }
 
@@ -208,7 +226,9 @@ std::vector<prometheus::MetricFamily> ProbeService::Collect() const {
     }
     if (d.responder && d.responder->running()) c.responder = d.responder->Stats();
   }
-  return BuildProbeFamilies(d.results, c);
+  auto families = BuildProbeFamilies(d.results, c);
+  MergeFamilies(&families, impl_->mesh.Collect());
+  return families;
 }
 
 std::string ProbeService::DebugJson() const { return ResultsToJson(impl_->results); }

@@ -210,6 +210,7 @@ std::optional<ProbeFailure> ClientRun::Run() {
     auto addr = As<control::UdAddress>(Receive("UD_ADDRESS"), "UD_ADDRESS");
     if (auto* f = std::get_if<ProbeFailure>(&addr)) return *f;
     out_.ud_address = std::get<control::UdAddress>(addr);
+    out_.local_ip = control::LocalIpv4(fd_.get());  // picks the local device, as for RC probes
     (void)Send(control::Message{control::Bye{}});
     return std::nullopt;
   }

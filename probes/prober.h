@@ -43,6 +43,7 @@ struct ProbeOutcome {
   CounterSnapshot counter_deltas;    // kAttributedCounters deltas (when attributed)
   std::string responder_detail;      // the responder's DONE text, if any
   std::optional<control::UdAddress> ud_address;  // ud_ping: the peer's UD endpoint
+  std::optional<in_addr> local_ip;  // ud_ping: our side of the control connection (IPv4)
 };
 
 /// perftest defaults applied to a module: size 0 -> 65536 (bandwidth) or

@@ -32,7 +32,8 @@ std::vector<JobSpec> Jobs(const std::vector<ScheduledPair>& pairs) {
 
 }  // namespace
 
-std::vector<ScheduledPair> PairsFrom(const config::Config& cfg) {
+std::vector<config::Peer> ModulePeersOf(const config::Config& cfg, const config::Module& module) {
+  // TODO(s5sd merge): this is config::ModulePeers(cfg, module); switch to it at the merge.
   std::map<std::string, const config::Peer*> peers;
   std::vector<const config::Peer*> ordered;
   for (const auto* list : {&cfg.peers, &cfg.file_peers}) {
@@ -40,22 +41,30 @@ std::vector<ScheduledPair> PairsFrom(const config::Config& cfg) {
       if (peers.emplace(p.name, &p).second) ordered.push_back(&p);
     }
   }
-  std::vector<ScheduledPair> out;
-  for (const auto& [name, module] : cfg.modules) {
-    config::Module m = module;
-    m.name = name;
-    if (m.peers.empty()) {
-      for (const auto* p : ordered) out.push_back(ScheduledPair{m, *p});
+  std::vector<config::Peer> out;
+  if (module.peers.empty()) {
+    for (const auto* p : ordered) out.push_back(*p);
+    return out;
+  }
+  for (const auto& pn : module.peers) {
+    auto it = peers.find(pn);
+    if (it == peers.end()) {
+      log::Warn("module names an unknown peer; skipped", {{"module", module.name}, {"peer", pn}});
       continue;
     }
-    for (const auto& pn : m.peers) {
-      auto it = peers.find(pn);
-      if (it == peers.end()) {
-        log::Warn("module names an unknown peer; skipped", {{"module", name}, {"peer", pn}});
-        continue;
-      }
-      out.push_back(ScheduledPair{m, *it->second});
-    }
+    out.push_back(*it->second);
+  }
+  return out;
+}
+
+std::vector<ScheduledPair> PairsFrom(const config::Config& cfg) {
+  std::vector<ScheduledPair> out;
+  for (const auto& [name, module] : cfg.modules) {
+    // ud_ping never runs as RC probe sessions: probes/ud_mesh.h runs it.
+    if (module.type == config::ProbeType::kUdPing) continue;
+    config::Module m = module;
+    m.name = name;
+    for (auto& p : ModulePeersOf(cfg, m)) out.push_back(ScheduledPair{m, std::move(p)});
   }
   return out;
 }

@@ -29,7 +29,11 @@ struct ScheduledPair {
 /// Every (module, peer) pair of `cfg`: a module's `peers` (empty = all);
 /// peers are cfg.peers then cfg.file_peers (first of a name wins); unknown
 /// peer names are skipped with a warning. module.name is set to its key.
+/// The RC probe pairs of `cfg` (ud_ping modules excluded: probes/ud_mesh.h runs them).
 std::vector<ScheduledPair> PairsFrom(const config::Config& cfg);
+/// The peers `module` probes: static + file peers, filtered by module.peers (unknown names
+/// are logged and skipped). The one place the RC path and ud_ping resolve peers.
+std::vector<config::Peer> ModulePeersOf(const config::Config& cfg, const config::Module& module);
 
 SchedulerLimits LimitsFrom(const config::ProberConfig& p);
 

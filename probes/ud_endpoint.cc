@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <array>
 #include <random>
 
@@ -51,6 +52,7 @@ ProbeResult<std::unique_ptr<Endpoint>> Endpoint::Create(const LocalTarget& where
   ep->gid_index_ = op.gid_index;
   ep->gid_ = op.gid;
   ep->active_mtu_bytes_ = verbs::MtuBytes(op.port_attr.active_mtu);
+  ep->capacity_ = std::max<uint32_t>({opts.message_bytes, 1024, ep->active_mtu_bytes_});
   ep->ctx_ = std::move(op.ctx);
   if (opts.message_bytes > ep->active_mtu_bytes_) {
     return Fail(FailureReason::kMtuAboveActive,
@@ -126,6 +128,7 @@ std::optional<ProbeFailure> Endpoint::Build() {
     if (auto f = RepostRecv(s)) return f;
   }
   send_tags_.assign(opts_.send_slots, 0);
+  send_gids_.assign(opts_.send_slots, std::nullopt);
   for (uint32_t s = opts_.send_slots; s > 0; --s) free_send_slots_.push_back(s - 1);
   if (int r = ibv_req_notify_cq(cq_.get(), 0)) return Errno("ibv_req_notify_cq", r);
   return std::nullopt;
@@ -146,11 +149,42 @@ std::optional<uint32_t> Endpoint::AcquireSendSlot() {
 
 std::span<uint8_t> Endpoint::SendPayload(uint32_t slot) {
   uint8_t* base = buffer_.get() + (size_t{opts_.recv_slots} + slot) * SlotBytes();
-  return {base, opts_.message_bytes};
+  return {base, capacity_};
+}
+
+bool Endpoint::QpInError() const {
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  if (ibv_query_qp(qp_.get(), &attr, IBV_QP_STATE, &init) != 0) return false;
+  return attr.qp_state == IBV_QPS_ERR;
+}
+
+void Endpoint::ForgetAddress(const Gid& gid) {
+  auto it = ahs_.find(gid);
+  if (it == ahs_.end() || it->second.in_flight > 0) return;
+  lru_.erase(it->second.lru);
+  ahs_.erase(it);
+}
+
+void Endpoint::EvictAddressHandles() {
+  // Oldest first; an AH with a send in flight stays (destroying it then is undefined on a
+  // NIC). send_slots < max_address_handles, so one without sends in flight exists.
+  for (auto it = lru_.end(); ahs_.size() >= opts_.max_address_handles && it != lru_.begin();) {
+    --it;
+    auto found = ahs_.find(*it);
+    if (found->second.in_flight > 0) continue;
+    it = lru_.erase(it);
+    ahs_.erase(found);
+    ++ah_evictions_;
+  }
 }
 
 ibv_ah* Endpoint::AddressHandle(const Gid& gid) {
-  if (auto it = ahs_.find(gid); it != ahs_.end()) return it->second.get();
+  if (auto it = ahs_.find(gid); it != ahs_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+    return it->second.ah.get();
+  }
+  EvictAddressHandles();
   ibv_ah_attr a{};
   a.is_global = 1;  // RoCE: the GRH carries the destination GID (the IP address for RoCE v2)
   std::memcpy(a.grh.dgid.raw, gid.data(), gid.size());
@@ -159,11 +193,12 @@ ibv_ah* Endpoint::AddressHandle(const Gid& gid) {
   a.port_num = port_;
   AhPtr ah(ibv_create_ah(pd_.get(), &a));
   if (!ah) return nullptr;
-  return ahs_.emplace(gid, std::move(ah)).first->second.get();
+  lru_.push_front(gid);
+  return ahs_.emplace(gid, CachedAh{std::move(ah), 0, lru_.begin()}).first->second.ah.get();
 }
 
 std::optional<ProbeFailure> Endpoint::PostSend(uint32_t slot, const EndpointAddress& to,
-                                               uint64_t tag) {
+                                               uint64_t tag, uint32_t length) {
   ibv_ah* ah = AddressHandle(to.gid);
   if (ah == nullptr) {
     const int err = errno;
@@ -174,7 +209,7 @@ std::optional<ProbeFailure> Endpoint::PostSend(uint32_t slot, const EndpointAddr
   std::span<uint8_t> payload = SendPayload(slot);
   ibv_sge sge{};
   sge.addr = reinterpret_cast<uintptr_t>(payload.data());
-  sge.length = static_cast<uint32_t>(payload.size());
+  sge.length = length == 0 ? opts_.message_bytes : std::min(length, capacity_);
   sge.lkey = mr_->lkey;
   ibv_send_wr wr{};
   wr.wr_id = slot;
@@ -191,13 +226,15 @@ std::optional<ProbeFailure> Endpoint::PostSend(uint32_t slot, const EndpointAddr
     return Errno("ibv_post_send (UD)", r);
   }
   send_tags_[slot] = tag;
+  send_gids_[slot] = to.gid;
+  ++ahs_.at(to.gid).in_flight;
   return std::nullopt;
 }
 
 std::span<const uint8_t> Endpoint::RecvPayload(uint32_t slot, uint32_t byte_len) const {
   const uint8_t* base = buffer_.get() + size_t{slot} * SlotBytes();
   if (byte_len <= kGrhBytes) return {};
-  const size_t n = std::min<size_t>(byte_len - kGrhBytes, opts_.message_bytes);
+  const size_t n = std::min<size_t>(byte_len - kGrhBytes, capacity_);
   return {base + kGrhBytes, n};
 }
 
@@ -247,10 +284,19 @@ std::vector<Completion> Endpoint::Poll() {
     if (!c.ok) c.status = ibv_wc_status_str(wc.status);
     if (c.is_send) {
       c.send_tag = send_tags_[c.slot];
+      if (auto& g = send_gids_[c.slot]) {
+        if (auto it = ahs_.find(*g); it != ahs_.end() && it->second.in_flight > 0) {
+          --it->second.in_flight;
+        }
+        g.reset();
+      }
       free_send_slots_.push_back(c.slot);
     } else {
       c.byte_len = wc.byte_len;
       c.src_qp = wc.src_qp;
+      if (c.ok && (wc.wc_flags & IBV_WC_GRH)) {
+        c.src_gid = SourceGidFromGrh({buffer_.get() + size_t{c.slot} * SlotBytes(), kGrhBytes});
+      }
     }
     out.push_back(std::move(c));
   }

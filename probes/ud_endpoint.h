@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,9 @@ struct EndpointOptions {
   uint32_t message_bytes = 64;  // payload of each ping/pong (>= ud::kHeaderBytes, <= active MTU)
   uint32_t recv_slots = 256;
   uint32_t send_slots = 128;
+  /// Cached address handles (one per destination GID: peers pinged and pingers answered);
+  /// beyond this the least recently used one without a send in flight is destroyed.
+  uint32_t max_address_handles = 4096;
 };
 
 /// A polled completion, decoded for the loop.
@@ -50,7 +54,8 @@ struct Completion {
   uint32_t slot = 0;       // receive slot (repost it with RepostRecv) or send slot (freed already)
   uint64_t send_tag = 0;   // the tag given to PostSend
   uint32_t byte_len = 0;   // receives: bytes including the GRH
-  uint32_t src_qp = 0;     // receives
+  uint32_t src_qp = 0;     // receives: the sender's QPN (from the packet's headers)
+  std::optional<Gid> src_gid;  // receives: the sender's GID from the GRH (nullopt: unreadable)
 };
 
 class Endpoint {
@@ -67,13 +72,21 @@ class Endpoint {
   uint32_t gid_index() const { return gid_index_; }
   uint32_t message_bytes() const { return opts_.message_bytes; }
   size_t cached_address_handles() const { return ahs_.size(); }
+  uint64_t address_handle_evictions() const { return ah_evictions_; }
+  /// Largest payload a receive slot holds (max(1 KiB, the active MTU): any UD message the
+  /// port can deliver fits, so a long packet never fails a receive and errors the QP).
+  uint32_t capacity() const { return capacity_; }
+  /// True once the QP is in the error state (receives are then flushed, not reposted).
+  bool QpInError() const;
 
   /// A free send slot's payload buffer, or empty when every send slot is in flight.
   std::optional<uint32_t> AcquireSendSlot();
   std::span<uint8_t> SendPayload(uint32_t slot);
-  /// Posts the send slot's message to `to` (address handle from the cache, created on
-  /// first use). On failure the slot is released. `tag` comes back in its completion.
-  std::optional<ProbeFailure> PostSend(uint32_t slot, const EndpointAddress& to, uint64_t tag);
+  /// Posts the send slot's message (`length` bytes, 0 = message_bytes, at most capacity) to
+  /// `to` (address handle from the cache, created on first use). On failure the slot is
+  /// released. `tag` comes back in its completion.
+  std::optional<ProbeFailure> PostSend(uint32_t slot, const EndpointAddress& to, uint64_t tag,
+                                       uint32_t length = 0);
   /// The payload of a completed receive (after the GRH area), `byte_len` as in the completion.
   std::span<const uint8_t> RecvPayload(uint32_t slot, uint32_t byte_len) const;
   std::optional<ProbeFailure> RepostRecv(uint32_t slot);
@@ -86,13 +99,14 @@ class Endpoint {
   /// Polls up to kPollBatch completions (non-blocking); send slots are released here.
   std::vector<Completion> Poll();
   /// Drops the cached address handle of `gid` (the peer moved or restarted).
-  void ForgetAddress(const Gid& gid) { ahs_.erase(gid); }
+  void ForgetAddress(const Gid& gid);
 
  private:
   Endpoint() = default;
   std::optional<ProbeFailure> Build();
   ibv_ah* AddressHandle(const Gid& gid);
-  size_t SlotBytes() const { return opts_.message_bytes + 40; }
+  size_t SlotBytes() const { return size_t{capacity_} + 40; }
+  void EvictAddressHandles();
 
   EndpointOptions opts_;
   std::string device_;
@@ -108,9 +122,18 @@ class Endpoint {
   verbs::BufferPtr buffer_;
   verbs::MrPtr mr_;
   verbs::QpPtr qp_;
-  std::map<Gid, AhPtr> ahs_;
+  struct CachedAh {
+    AhPtr ah;
+    uint32_t in_flight = 0;  // sends posted with it and not completed
+    std::list<Gid>::iterator lru;
+  };
+  std::map<Gid, CachedAh> ahs_;
+  std::list<Gid> lru_;  // most recently used first
+  uint64_t ah_evictions_ = 0;
+  uint32_t capacity_ = 0;
   std::vector<uint32_t> free_send_slots_;
   std::vector<uint64_t> send_tags_;
+  std::vector<std::optional<Gid>> send_gids_;  // the AH each in-flight send slot uses
   unsigned unacked_events_ = 0;
 };
 

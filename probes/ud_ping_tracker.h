@@ -64,6 +64,12 @@ class PingTracker {
   /// nullopt for an unknown sequence (late after its timeout, duplicate, or forged).
   std::optional<Sample> OnPong(uint64_t seq, Clock::time_point t5, uint64_t resp_recv_ns,
                                uint64_t resp_send_ns);
+  /// The peer an outstanding ping went to (to check a pong's source before OnPong).
+  std::optional<size_t> PeerOf(uint64_t seq) const {
+    auto it = pending_.find(seq);
+    if (it == pending_.end()) return std::nullopt;
+    return it->second.peer;
+  }
   /// Removes the pings older than the timeout at `now`; returns their peers (one entry per lost ping).
   std::vector<size_t> Expire(Clock::time_point now);
   /// When the oldest outstanding ping times out.

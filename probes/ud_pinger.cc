@@ -80,6 +80,11 @@ LoopCounters Pinger::counters() const {
   return counters_;
 }
 
+void Pinger::SetSourceFilter(std::shared_ptr<const SourceAcl> acl) {
+  std::lock_guard lock(mu_);
+  acl_ = std::move(acl);
+}
+
 void Pinger::ApplyPeers(Clock::time_point now) {
   std::lock_guard lock(mu_);
   if (!peers_changed_) return;
@@ -134,7 +139,19 @@ void Pinger::HandleReceive(const Completion& c, Clock::time_point now) {
     ++counters_.malformed;
     return;
   }
+  if (!c.src_gid) {  // no GRH we can read: we would not know where to answer
+    std::lock_guard lock(mu_);
+    ++counters_.malformed;
+    return;
+  }
   if (pkt->kind == Kind::kPing) {
+    {
+      std::lock_guard lock(mu_);
+      if (!acl_ || !acl_->Allows(GidToSockaddr(*c.src_gid))) {
+        ++counters_.not_allowed;
+        return;
+      }
+    }
     const auto slot = ep_->AcquireSendSlot();
     if (!slot) {
       std::lock_guard lock(mu_);
@@ -149,15 +166,27 @@ void Pinger::HandleReceive(const Completion& c, Clock::time_point now) {
     pong.resp_recv_ns = Nanos(now);
     pong.resp_send_ns = Nanos(Clock::now());
     Encode(pong, ep_->SendPayload(*slot));
-    const EndpointAddress to{pkt->sender_gid, pkt->sender_qpn, pkt->sender_qkey};
-    auto failure = ep_->PostSend(*slot, to, 0);
+    // The packet's real source, never the address the payload claims (a forged ping must
+    // not turn this host into a reflector towards a third party). Same size as the ping.
+    const EndpointAddress to{*c.src_gid, c.src_qp, address_.qkey};
+    const auto len = static_cast<uint32_t>(std::max<size_t>(
+        kHeaderBytes, ep_->RecvPayload(c.slot, c.byte_len).size()));
+    auto failure = ep_->PostSend(*slot, to, 0, len);
     std::lock_guard lock(mu_);
+    counters_.ah_evictions = ep_->address_handle_evictions();
     if (failure) {
       ++counters_.wc_errors;
       log::Debug("ud_ping: pong post failed", {{"error", failure->detail}});
     } else {
       ++counters_.pongs_sent;
     }
+    return;
+  }
+  if (auto peer = tracker_.PeerOf(pkt->seq);
+      peer && *peer < peers_.size() &&
+      (peers_[*peer].address.gid != *c.src_gid || peers_[*peer].address.qpn != c.src_qp)) {
+    std::lock_guard lock(mu_);
+    ++counters_.foreign_pongs;  // someone else answering for the peer: the ping stays pending
     return;
   }
   const auto sample = tracker_.OnPong(pkt->seq, now, pkt->resp_recv_ns, pkt->resp_send_ns);
@@ -181,6 +210,12 @@ void Pinger::HandleCompletions() {
         std::lock_guard lock(mu_);
         ++counters_.wc_errors;
         log::Debug("ud_ping: completion error", {{"status", c.status}});
+        if (!broken_ && ep_->QpInError()) {
+          // Every outstanding receive is flushed now; reposting would spin on flush errors.
+          broken_ = true;
+          log::Error("ud_ping: the UD QP went to the error state; the device's endpoint is "
+                     "rebuilt", {{"device", device_}, {"status", c.status}});
+        }
         if (c.is_send && c.send_tag != 0) {
           if (auto peer = tracker_.OnSendFailed(c.send_tag); peer && *peer < peers_.size()) {
             ++reports_[peers_[*peer].name].send_errors;
@@ -189,7 +224,7 @@ void Pinger::HandleCompletions() {
       } else if (!c.is_send) {
         HandleReceive(c, now);
       }
-      if (!c.is_send) {
+      if (!c.is_send && !broken_) {
         if (auto f = ep_->RepostRecv(c.slot)) {
           log::Warn("ud_ping: receive repost failed", {{"error", f->detail}});
         }
@@ -203,8 +238,8 @@ void Pinger::Run() {
   while (!stop_) {
     Clock::time_point now = Clock::now();
     ApplyPeers(now);
-    // Send every ping that is due.
-    while (schedule_) {
+    // Send every ping that is due (not on a QP in the error state).
+    while (schedule_ && !broken_) {
       const auto next = schedule_->Next();
       if (!next || next->first > now) break;
       SendPing(next->second, now);

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "probes/responder_acl.h"
 #include "probes/ud_endpoint.h"
 #include "probes/ud_ping_tracker.h"
 
@@ -42,6 +43,9 @@ struct LoopCounters {
   uint64_t no_send_slot = 0;     // a ping or pong dropped because every send slot was busy
   uint64_t skipped_rounds = 0;   // the loop fell more than one interval behind
   uint64_t wc_errors = 0;        // failed completions (detail logged)
+  uint64_t not_allowed = 0;      // pings from a source GID the filter refused (not answered)
+  uint64_t ah_evictions = 0;     // address handles destroyed to keep the cache bounded
+  uint64_t foreign_pongs = 0;    // pongs whose source is not the peer the ping went to (dropped)
 };
 
 struct PingerOptions {
@@ -63,6 +67,11 @@ class Pinger {
   /// peers that stay (same name) are kept; outstanding pings are forgotten, not counted lost.
   void SetPeers(std::vector<PeerTarget> peers);
   std::vector<PeerReport> TakeReport();
+  /// Sources whose pings are answered (thread-safe): the responder's ACL; null = none.
+  void SetSourceFilter(std::shared_ptr<const SourceAcl> acl);
+  /// True once the QP went to the error state: the loop then stops reposting receives and
+  /// pinging (the owner replaces the pinger: new endpoint, new QPN).
+  bool broken() const { return broken_; }
   LoopCounters counters() const;
   EndpointAddress Address() const { return address_; }
   const std::string& device() const { return device_; }
@@ -81,6 +90,7 @@ class Pinger {
   std::string device_;
   int wake_fd_ = -1;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> broken_{false};
   std::thread thread_;
 
   mutable std::mutex mu_;  // guards everything below
@@ -88,6 +98,7 @@ class Pinger {
   bool peers_changed_ = false;
   std::map<std::string, PeerReport> reports_;
   LoopCounters counters_;
+  std::shared_ptr<const SourceAcl> acl_;
 
   // Loop-thread state.
   std::vector<PeerTarget> peers_;

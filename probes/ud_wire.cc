@@ -61,4 +61,38 @@ std::optional<Packet> Decode(std::span<const uint8_t> in, std::string* why) {
   return p;
 }
 
+std::optional<std::array<uint8_t, 16>> SourceGidFromGrh(std::span<const uint8_t> grh) {
+  if (grh.size() < kGrhBytes) return std::nullopt;
+  std::array<uint8_t, 16> gid{};
+  // First the IPv6 header / IB GRH (version 6 in the first nibble; source GID at bytes
+  // 8..23): for IPv4 the kernel zeroes the first 20 bytes (rxe: union rdma_network_hdr).
+  if ((grh[0] >> 4) == 6) {
+    std::copy(grh.begin() + 8, grh.begin() + 24, gid.begin());
+    return gid;
+  }
+  const uint8_t v4 = grh[20];
+  if ((v4 >> 4) == 4 && (v4 & 0x0f) == 5) {  // IPv4, 20-byte header, in the last 20 bytes
+    gid[10] = 0xff;
+    gid[11] = 0xff;
+    std::copy(grh.begin() + 32, grh.begin() + 36, gid.begin() + 12);
+    return gid;
+  }
+  return std::nullopt;
+}
+
+sockaddr_storage GidToSockaddr(const std::array<uint8_t, 16>& gid) {
+  sockaddr_storage ss{};
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::equal(gid.begin(), gid.begin() + 12, kMapped)) {
+    auto* in = reinterpret_cast<sockaddr_in*>(&ss);
+    in->sin_family = AF_INET;
+    std::memcpy(&in->sin_addr, gid.data() + 12, 4);
+  } else {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    in6->sin6_family = AF_INET6;
+    std::memcpy(&in6->sin6_addr, gid.data(), 16);
+  }
+  return ss;
+}
+
 }  // namespace rxe::probes::ud

@@ -4,6 +4,9 @@
 // larger message is zero padding). See docs/protocol.md "ud_ping packets".
 #pragma once
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -24,9 +27,11 @@ enum class Kind : uint8_t { kPing = 1, kPong = 2 };
 struct Packet {
   Kind kind = Kind::kPing;
   uint64_t seq = 0;
-  std::array<uint8_t, 16> sender_gid{};  // where a pong goes (the pinger's GID)
-  uint32_t sender_qpn = 0;               // and its UD QPN
-  uint32_t sender_qkey = 0;              // and its Q_Key
+  // The sender's address as it claims it: informational only. Pongs go to the packet's real
+  // source (GRH source GID, the completion's source QPN), never to these.
+  std::array<uint8_t, 16> sender_gid{};
+  uint32_t sender_qpn = 0;
+  uint32_t sender_qkey = 0;
   uint64_t ping_send_ns = 0;             // pinger's clock; echoed in the pong, opaque to the responder
   uint64_t resp_recv_ns = 0;             // responder's clock when it polled the ping's receive completion
   uint64_t resp_send_ns = 0;             // responder's clock just before it posted the pong
@@ -34,6 +39,16 @@ struct Packet {
 
 /// Writes `p` into out[0..kHeaderBytes) and zeroes the rest; out must hold >= kHeaderBytes.
 void Encode(const Packet& p, std::span<uint8_t> out);
+
+/// The source GID of a received UD packet from the 40-byte GRH area of its receive buffer
+/// (RoCE v2 over IPv4: bytes 20..39 hold the IPv4 header, the source is the IPv4-mapped GID
+/// of its source address; over IPv6 or RoCE v1: a GRH/IPv6 header, source at bytes 8..23).
+/// nullopt when neither header is recognisable. The GRH is written by the receiving NIC
+/// from the packet's headers, so unlike the payload it cannot claim another sender.
+std::optional<std::array<uint8_t, 16>> SourceGidFromGrh(std::span<const uint8_t> grh);
+
+/// `gid` as a socket address for the responder's ACL: IPv4-mapped GIDs become AF_INET.
+sockaddr_storage GidToSockaddr(const std::array<uint8_t, 16>& gid);
 
 /// Parses a payload (without the GRH). nullopt + `why` for a short buffer, wrong magic,
 /// unknown version or kind.

@@ -119,13 +119,13 @@ const InvalidCase kCases[] = {
     // modules: structure
     {"invalid-module-missing-type.yml",
      "invalid-module-missing-type.yml:3:5: modules.bw.type: required key is missing; must be one "
-     "of write_bw, send_bw, write_lat, send_lat"},
+     "of write_bw, send_bw, write_lat, send_lat, ud_ping"},
     {"invalid-module-type.yml",
      "invalid-module-type.yml:3:11: modules.bw.type: must be one of write_bw, send_bw, write_lat, "
-     "send_lat, got \"write_bww\""},
+     "send_lat, ud_ping, got \"write_bww\""},
     {"invalid-module-empty.yml",
      "invalid-module-empty.yml:2:3: modules.bw: empty module; must be a map with at least a type "
-     "(write_bw, send_bw, write_lat, send_lat)"},
+     "(write_bw, send_bw, write_lat, send_lat, ud_ping)"},
     {"invalid-module-name.yml",
      "invalid-module-name.yml:2:3: modules.bw 64k: invalid module name; must match "
      "[a-zA-Z0-9_.-]+"},
@@ -135,7 +135,7 @@ const InvalidCase kCases[] = {
     {"invalid-module-unknown-key.yml",
      "invalid-module-unknown-key.yml:4:5: modules.bw.qp: unknown key; allowed keys: type, "
      "interval, timeout, peers, device, size, mtu, qps, post_list, cq_moderation, tx_depth, "
-     "inline_size, duration, iterations, gid_index, qp_timeout"},
+     "inline_size, duration, iterations, gid_index, qp_timeout, aggregate_by"},
     {"invalid-max-pairs.yml",
      "invalid-max-pairs.yml:8:3: modules: 2 modules x 3 peers make 5 (module, peer) pairs, above "
      "prober.max_pairs 4; each pair exports about 42 series (~3.2 KB per scrape): list fewer "
@@ -209,6 +209,28 @@ const InvalidCase kCases[] = {
     {"invalid-module-cq-moderation-divides.yml",
      "invalid-module-cq-moderation-divides.yml:5:20: modules.bw.cq_moderation: must divide "
      "post_list (8), got 3"},
+    // modules: ud_ping
+    {"invalid-udping-rc-key.yml",
+     "invalid-udping-rc-key.yml:4:5: modules.mesh.iterations: only applies to RC probe modules "
+     "(write_bw, send_bw, write_lat, send_lat); remove it from this ud_ping module (its keys: "
+     "type, interval, timeout, size, peers, device, aggregate_by)"},
+    {"invalid-udping-timeout-not-below-interval.yml",
+     "invalid-udping-timeout-not-below-interval.yml:5:14: modules.mesh.timeout: must be less than "
+     "interval (1s), got 1s"},
+    {"invalid-udping-size.yml",
+     "invalid-udping-size.yml:4:11: modules.mesh.size: must be between 64 and 1KiB, got 2KiB"},
+    {"invalid-udping-aggregate-by.yml",
+     "invalid-udping-aggregate-by.yml:4:19: modules.mesh.aggregate_by: invalid label name "
+     "\"peer\"; must be a peer label name ([a-zA-Z_][a-zA-Z0-9_]*, not one the exporter sets "
+     "such as peer or module), e.g. rack"},
+    {"invalid-aggregate-by-rc.yml",
+     "invalid-aggregate-by-rc.yml:4:5: modules.lat.aggregate_by: only applies to ud_ping modules; "
+     "remove it from this send_lat module"},
+    {"invalid-udping-mixed-timing.yml",
+     "invalid-udping-mixed-timing.yml:6:3: modules.slow: ud_ping modules share one UD endpoint and "
+     "ping schedule per device, so they must have the same interval, timeout and size: module "
+     "\"fast\" has interval 1s, timeout 500ms, size 64, this one interval 10s, timeout 1s, size "
+     "64"},
     // all errors, sorted by position
     {"invalid-many-errors.yml",
      "invalid-many-errors.yml:2:10: collectors.sysfs: must be true or false, got \"maybe\"\n"

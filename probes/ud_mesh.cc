@@ -1,0 +1,325 @@
+#include "probes/ud_mesh.h"
+
+#include <algorithm>
+
+#include "common/log.h"
+#include "probes/scheduler_runner.h"
+#include "probes/ud_wire.h"
+
+namespace rxe::probes {
+namespace {
+
+constexpr char kSep = '\n';  // module/peer separator in a pinger's target names
+constexpr auto kTick = std::chrono::milliseconds(500);
+
+std::string TargetName(const std::string& module, const std::string& peer) {
+  return module + kSep + peer;
+}
+
+bool SameAddress(const ud::EndpointAddress& a, const ud::EndpointAddress& b) {
+  return a.gid == b.gid && a.qpn == b.qpn && a.qkey == b.qkey;
+}
+
+std::string TimingKey(const config::Module& m) {
+  return std::to_string(m.interval.count()) + "/" + std::to_string(m.timeout.count()) + "/" +
+         std::to_string(m.size);
+}
+
+}  // namespace
+
+struct UdMesh::Device {
+  LocalTarget where;
+  std::unique_ptr<ud::Pinger> pinger;
+  std::vector<ud::PeerTarget> pushed;
+};
+
+struct UdMesh::PeerState {
+  config::Peer peer;
+  bool queued = false;    // in queue_ or being fetched
+  bool fetched = false;   // the last fetch succeeded
+  std::optional<ud::EndpointAddress> address;
+  std::optional<in_addr> local_ip;
+  Clock::time_point last_attempt{};
+  std::map<std::string, uint64_t> lost, received, run;  // per module: last counters, loss run
+};
+
+UdMesh::UdMesh(UdAddressFetcher fetch) : fetch_(std::move(fetch)) {
+  timing_.type = config::ProbeType::kUdPing;
+  timing_.interval = config::kUdPingDefaultInterval;
+  timing_.timeout = config::kUdPingDefaultTimeout;
+  timing_.size = config::kUdPingDefaultSize;
+}
+
+UdMesh::~UdMesh() { Stop(); }
+
+ud::PingerOptions UdMesh::Timing() const { return {timing_.interval, timing_.timeout}; }
+
+UdMesh::Device* UdMesh::DeviceFor(in_addr local_ip, const std::string& hint) {
+  const auto key = std::make_pair(static_cast<uint32_t>(local_ip.s_addr), hint);
+  if (auto it = device_of_.find(key); it != device_of_.end()) {
+    auto d = devices_.find(it->second);
+    if (d != devices_.end() && d->second->pinger) return d->second.get();
+  }
+  LocalTarget where;
+  where.local_ip = local_ip;
+  where.device = hint;
+  ud::EndpointOptions eo;
+  eo.message_bytes = timing_.size;
+  auto created = ud::Endpoint::Create(where, eo);
+  if (auto* f = std::get_if<ProbeFailure>(&created)) {
+    log::Warn("ud_ping: cannot create the UD endpoint",
+              {{"device", hint}, {"reason", std::string(FailureReasonName(f->reason))},
+               {"error", f->detail}});
+    return nullptr;
+  }
+  auto ep = std::move(std::get<std::unique_ptr<ud::Endpoint>>(created));
+  const std::string name = ep->device();
+  device_of_[key] = name;
+  auto& slot = devices_[name];
+  if (slot && slot->pinger) return slot.get();  // this IP's device already has its endpoint
+  slot = std::make_unique<Device>();
+  slot->where = where;
+  const ud::EndpointAddress a = ep->Address();
+  slot->pinger = std::make_unique<ud::Pinger>(std::move(ep), Timing());
+  slot->pinger->SetSourceFilter(acl_);
+  if (!slot->pinger->Start()) {
+    slot->pinger.reset();
+    return nullptr;
+  }
+  log::Info("ud_ping: endpoint ready", {{"device", name},
+                                         {"gid", GidToString(a.gid)},
+                                         {"qpn", std::to_string(a.qpn)}});
+  return slot.get();
+}
+
+std::optional<control::UdAddress> UdMesh::AddressFor(in_addr local_ip) {
+  std::lock_guard lock(mu_);
+  Device* d = DeviceFor(local_ip, "");
+  if (d == nullptr) return std::nullopt;
+  const ud::EndpointAddress a = d->pinger->Address();
+  return control::UdAddress{a.gid, a.qpn, a.qkey};
+}
+
+void UdMesh::Enqueue(const std::string& peer) {
+  PeerState& ps = *peers_.at(peer);
+  if (ps.queued) return;
+  ps.queued = true;
+  queue_.push_back(peer);
+  cv_.notify_all();  // the ticker waits on cv_ too
+}
+
+void UdMesh::Apply(const config::Config& cfg, std::optional<SourceAcl> acl) {
+  std::lock_guard lock(mu_);
+  Drain();
+  modules_.clear();
+  std::vector<Target> targets;
+  std::vector<UdPairInfo> pairs;
+  std::vector<std::string> module_names;
+  for (const auto& [name, m] : cfg.modules) {
+    if (m.type != config::ProbeType::kUdPing) continue;
+    if (modules_.empty()) {
+      // The config guarantees every ud_ping module has the same interval, timeout and size.
+      if (TimingKey(m) != TimingKey(timing_)) {
+        timing_ = m;
+        for (auto& [dev, d] : devices_) {  // new timing: the device's loop is rebuilt
+          if (!d->pinger) continue;
+          stats_.SetDevice(dev, d->pinger->counters());
+          stats_.RebaseDevice(dev);
+          d->pinger.reset();
+          d->pushed.clear();
+        }
+        device_of_.clear();
+      }
+    }
+    modules_[name] = m;
+    module_names.push_back(name);
+    for (auto& p : ModulePeersOf(cfg, m)) {
+      pairs.push_back(UdPairInfo{name, p.name, p.labels, m.aggregate_by});
+      targets.push_back(Target{name, std::move(p), m.device});
+    }
+  }
+  targets_ = std::move(targets);
+  stats_.SetPairs(pairs, module_names);
+  acl_ = acl ? std::make_shared<const SourceAcl>(std::move(*acl)) : nullptr;
+
+  std::map<std::string, std::unique_ptr<PeerState>> peers;
+  for (const auto& t : targets_) {
+    if (peers.count(t.peer.name)) continue;
+    auto it = peers_.find(t.peer.name);
+    const bool same = it != peers_.end() && it->second->peer.address == t.peer.address &&
+                      it->second->peer.port == t.peer.port;
+    auto ps = same ? std::move(it->second) : std::make_unique<PeerState>();
+    ps->peer = t.peer;
+    peers[t.peer.name] = std::move(ps);
+  }
+  peers_ = std::move(peers);
+  queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
+                              [&](const std::string& n) { return !peers_.count(n); }),
+               queue_.end());
+  for (auto& [name, ps] : peers_) {
+    if (!ps->fetched && !ps->queued) Enqueue(name);
+  }
+  // Devices in use get their loop back after a timing change; every loop gets the ACL.
+  for (const auto& t : targets_) {
+    const PeerState& ps = *peers_.at(t.peer.name);
+    if (ps.local_ip) (void)DeviceFor(*ps.local_ip, t.device_hint);
+  }
+  for (auto& [dev, d] : devices_) {
+    if (d->pinger) d->pinger->SetSourceFilter(acl_);
+  }
+  PushPeers();
+  if (threads_.empty()) {
+    stopping_ = false;
+    cancel_ = false;
+    for (uint32_t i = 0; i < kFetchWorkers; ++i) threads_.emplace_back([this] { Worker(); });
+    threads_.emplace_back([this] { Ticker(); });
+  }
+}
+
+void UdMesh::PushPeers() {
+  std::map<std::string, std::vector<ud::PeerTarget>> lists;
+  for (auto& [dev, d] : devices_) lists[dev];
+  for (const auto& t : targets_) {
+    const PeerState& ps = *peers_.at(t.peer.name);
+    if (!ps.address || !ps.local_ip) continue;  // not fetched yet: not pinged yet
+    Device* d = DeviceFor(*ps.local_ip, t.device_hint);
+    if (d == nullptr) continue;
+    lists[device_of_.at({ps.local_ip->s_addr, t.device_hint})].push_back(
+        ud::PeerTarget{TargetName(t.module, t.peer.name), *ps.address});
+  }
+  for (auto& [dev, list] : lists) {
+    Device& d = *devices_.at(dev);
+    if (!d.pinger) continue;
+    const bool same = list.size() == d.pushed.size() &&
+                      std::equal(list.begin(), list.end(), d.pushed.begin(),
+                                 [](const ud::PeerTarget& a, const ud::PeerTarget& b) {
+                                   return a.name == b.name && SameAddress(a.address, b.address);
+                                 });
+    if (same) continue;
+    d.pinger->SetPeers(list);
+    d.pushed = std::move(list);
+  }
+}
+
+void UdMesh::Worker() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (stopping_) return;
+    const std::string name = queue_.front();
+    queue_.pop_front();
+    config::Peer peer = peers_.at(name)->peer;
+    config::Module m = timing_;  // a ud_ping module: HELLO(ud_ping) -> UD_ADDRESS
+    m.name = "ud_ping";
+    m.timeout = kFetchTimeout;
+    lock.unlock();
+    ProbeOutcome out = fetch_(m, peer, cancel_);
+    lock.lock();
+    auto it = peers_.find(name);
+    if (it == peers_.end() || stopping_) continue;  // removed by a reload meanwhile
+    PeerState& ps = *it->second;
+    ps.queued = false;
+    ps.last_attempt = Clock::now();
+    const bool ok = out.success && out.ud_address && out.local_ip;
+    for (const auto& t : targets_) {
+      if (t.peer.name == name) stats_.CountFetch(t.module, ok);
+    }
+    if (!ok) {
+      if (ps.fetched || !ps.address) {
+        log::Warn("ud_ping: cannot fetch the peer's UD address; retrying later",
+                  {{"peer", name},
+                   {"error", out.failure ? out.failure->detail : "no UD address or IPv6"}});
+      }
+      ps.fetched = false;
+      continue;
+    }
+    ps.fetched = true;
+    ps.address = ud::EndpointAddress{out.ud_address->gid, out.ud_address->qpn, out.ud_address->qkey};
+    ps.local_ip = out.local_ip;
+    PushPeers();
+  }
+}
+
+void UdMesh::Drain() {
+  const auto now = Clock::now();
+  const auto gap = std::max<Clock::duration>(timing_.interval, kMinRefetchGap);
+  for (auto& [dev, d] : devices_) {
+    if (!d->pinger) continue;
+    stats_.SetDevice(dev, d->pinger->counters());
+    for (auto& r : d->pinger->TakeReport()) {
+      const auto sep = r.name.find(kSep);
+      if (sep == std::string::npos) continue;
+      const std::string module = r.name.substr(0, sep), peer = r.name.substr(sep + 1);
+      stats_.Fold(module, peer, r);
+      auto it = peers_.find(peer);
+      if (it == peers_.end()) continue;
+      PeerState& ps = *it->second;
+      uint64_t& run = ps.run[module];
+      if (r.received != ps.received[module]) {
+        run = 0;
+      } else if (r.lost > ps.lost[module]) {
+        run += r.lost - ps.lost[module];
+      }
+      ps.received[module] = r.received;
+      ps.lost[module] = r.lost;
+      if (run >= kRefetchAfterLosses && !ps.queued && now - ps.last_attempt >= gap) {
+        run = 0;
+        Enqueue(peer);  // the peer may have restarted with a new QPN
+      }
+    }
+  }
+}
+
+void UdMesh::Ticker() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, kTick, [&] { return stopping_; });
+    if (stopping_) return;
+    Drain();
+    bool rebuild = false;
+    for (auto& [dev, d] : devices_) {
+      if (!d->pinger || !d->pinger->broken()) continue;
+      stats_.SetDevice(dev, d->pinger->counters());
+      stats_.RebaseDevice(dev);
+      d->pinger.reset();  // DeviceFor() makes a new endpoint for it (new QPN)
+      d->pushed.clear();
+      rebuild = true;
+    }
+    if (rebuild) PushPeers();
+    const auto now = Clock::now();
+    const auto gap = std::max<Clock::duration>(timing_.interval, kMinRefetchGap);
+    for (auto& [name, ps] : peers_) {
+      if (!ps->fetched && !ps->queued && now - ps->last_attempt >= gap) Enqueue(name);
+    }
+  }
+}
+
+void UdMesh::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    cancel_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  std::lock_guard lock(mu_);
+  Drain();
+  for (auto& [dev, d] : devices_) {
+    if (!d->pinger) continue;
+    stats_.SetDevice(dev, d->pinger->counters());
+    stats_.RebaseDevice(dev);
+  }
+  devices_.clear();
+  device_of_.clear();
+  queue_.clear();
+  for (auto& [name, ps] : peers_) ps->queued = false;
+}
+
+std::vector<prometheus::MetricFamily> UdMesh::Collect() {
+  std::lock_guard lock(mu_);
+  Drain();
+  return stats_.Families();
+}
+
+}  // namespace rxe::probes
