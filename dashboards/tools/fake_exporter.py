@@ -208,6 +208,7 @@ def ud_ping(fam, host, hosts, el):
     fam("rxe_ud_ping_pongs_sent_total", "counter", "Pongs sent.", [(lbl(device="rxe0"), 2 * pings * len(peers))])
     fam("rxe_ud_ping_malformed_total", "counter", "Malformed.", [(lbl(device="rxe0"), 0)])
     fam("rxe_ud_ping_skipped_rounds_total", "counter", "Skipped rounds.", [(lbl(device="rxe0"), 0)])
+    fam("rxe_ud_ping_not_allowed_total", "counter", "Pings not answered (ACL).", [(lbl(device="rxe0"), 0)])
 
 
 def serve(host, hosts, ready):

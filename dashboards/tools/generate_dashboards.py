@@ -785,13 +785,16 @@ def mesh():
                                    "(rxe_ud_ping_pongs_sent_total).",
                      [target(f"rate(rxe_ud_ping_pongs_sent_total{{{SEL}}}[$__rate_interval])",
                              "{{instance}} {{device}}")], "ops"), w=8)
-    d.add(timeseries("Malformed packets and skipped rounds",
-                     "Received packets that were not ud_ping packets of this version, and rounds the device's "
-                     "ping loop fell more than one interval behind (an overloaded host): both should be 0.",
+    d.add(timeseries("Malformed, not allowed, skipped rounds",
+                     "Received packets that were not ud_ping packets of this version, pings left unanswered because "
+                     "their source is not a peer address or in responder.allowed_cidrs, and rounds the device's "
+                     "ping loop fell more than one interval behind (an overloaded host): all should be 0.",
                      [target(f"rate(rxe_ud_ping_malformed_total{{{SEL}}}[$__rate_interval])",
                              "{{instance}} {{device}} malformed"),
                       target(f"rate(rxe_ud_ping_skipped_rounds_total{{{SEL}}}[$__rate_interval])",
-                             "{{instance}} {{device}} skipped rounds", ref="B")], "ops"), w=8)
+                             "{{instance}} {{device}} skipped rounds", ref="B"),
+                      target(f"rate(rxe_ud_ping_not_allowed_total{{{SEL}}}[$__rate_interval])",
+                             "{{instance}} {{device}} not allowed", ref="C")], "ops"), w=8)
     return d
 
 
