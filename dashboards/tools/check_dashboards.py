@@ -9,7 +9,9 @@
    variable (type datasource, prometheus) used by every panel, target and query variable,
    multi-value job/instance variables with allValue ".+" chained job -> instance -> the rest,
    every variable used, refresh on time change, every panel with title, description, unit and
-   at least one query, no overlapping panels, data links to existing dashboards.
+   at least one query, no overlapping panels, data links to existing dashboards. Textbox, custom
+   and constant variables (e.g. a label name for `by (...)`) need a default value; the checks
+   substitute that value (a label name cannot be `.+`).
 2. PromQL conventions: every selector matches job=~"$job" and instance=~"$instance", every
    rate/irate/increase range is [$__rate_interval] (no hard-coded windows at all), counters
    (_total, _bucket, _sum, _count) only inside rate/irate/increase.
@@ -29,7 +31,8 @@
    --strict-empty: "Empty when ..." panels must return data as well, except those named by
    --allow-empty 'TITLE=REASON' (an explicit, justified allow-list).
    --require-rule-data: every recording rule must have recorded data (its record name queried)
-   and its expression must return data; alert expressions must evaluate without error.
+   and its expression must return data (except those named by --allow-empty-rule 'RECORD=REASON',
+   e.g. a count of unreachable peers on a healthy mesh); alert expressions must evaluate without error.
 Exit status 1 on any problem.
 """
 
@@ -57,6 +60,7 @@ NUMBER_WORDS = {"inf", "nan", "Inf", "NaN", "+Inf", "-Inf"}
 AGGREGATORS = {"sum", "min", "max", "avg", "group", "stddev", "stdvar", "count", "count_values", "bottomk", "topk",
                "quantile"}
 DURATION_RE = re.compile(r"^(\d+(ms|[smhdwy]))+$")
+STATIC_VAR_TYPES = {"textbox", "custom", "constant"}
 
 
 # --- durations ----------------------------------------------------------------------------------
@@ -208,6 +212,17 @@ def var_used(name, text):
                      re.escape(name) + r"\]\]", text) is not None
 
 
+def static_value(v):
+    """The default value of a textbox/custom/constant variable (what Grafana shows first)."""
+    cur = (v.get("current") or {}).get("value")
+    if isinstance(cur, list):
+        cur = cur[0] if cur else None
+    if cur:
+        return cur
+    q = v.get("query")
+    return q.split(",")[0].strip() if isinstance(q, str) and q.strip() else None
+
+
 def label_values_selector(q):
     """label_values(metric{...}, label) -> 'metric{...}'; label_values(label) -> None."""
     m = re.fullmatch(r"\s*label_values\((.*),\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*", q, re.S)
@@ -230,6 +245,11 @@ class Checker:
 
     def fail(self, where, msg):
         self.problems.append(f"{where}: {msg}")
+
+    def static_values(self, dash):
+        """Textbox/custom/constant variables of a dashboard at their default value."""
+        return {v["name"]: static_value(v) for v in self.variables.get(dash, [])
+                if v.get("type") in STATIC_VAR_TYPES and static_value(v)}
 
     def check_dashboard(self, path):
         name = os.path.basename(path)
@@ -291,6 +311,8 @@ class Checker:
             self.fail(name, "variables must start with datasource, job, instance (in that order)")
         for v in vs:
             vn = v.get("name")
+            if v.get("type") in STATIC_VAR_TYPES and not static_value(v):
+                self.fail(f"{name}: variable {vn}", f"{v.get('type')} variable without a default value")
             if v.get("type") != "query":
                 continue
             where = f"{name}: variable {vn}"
@@ -493,6 +515,7 @@ class Checker:
         vals = self.values(interval)
         vals.update(assignment)
         names = [v.get("name") for v in self.variables.get(dash, [])]
+        vals.update({k: x for k, x in self.static_values(dash).items() if k not in assignment})
         for vn in names:
             vals.setdefault(vn, ".+")
         sel, label = substitute(m.group(1), vals), m.group(2)
@@ -600,6 +623,8 @@ def main():
                     help="with --strict-empty: a panel (exact title) that may be empty, and why")
     ap.add_argument("--require-rule-data", action="store_true",
                     help="every recording rule must have recorded data and its expression must return data")
+    ap.add_argument("--allow-empty-rule", action="append", default=[], metavar="RECORD=REASON",
+                    help="with --require-rule-data: a recording rule that may have no data, and why")
     ap.add_argument("--max-combinations", type=int, default=64,
                     help="real variable value combinations tried per dashboard")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -638,7 +663,7 @@ def main():
             if kind == "variable":  # a variable's own query sees All for every variable
                 vals = {}
             subst.append((where, substitute(expr, {**c.values(interval), **{vn: ".+" for vn in var_names.get(dash, [])},
-                                                   **vals}),
+                                                   **c.static_values(dash), **vals}),
                           may_be_empty, kind, expr, interval))
         except (PromQLError, ValueError) as e:
             c.fail(where, str(e))
@@ -656,6 +681,15 @@ def main():
         if not sep or not title or not reason.strip():
             c.fail("--allow-empty", f"{item!r}: want TITLE=REASON (a reason is required)")
         allowed_empty[title] = reason.strip()
+    allowed_empty_rules = {}
+    for item in args.allow_empty_rule:
+        record, sep, reason = item.partition("=")
+        if not sep or not record or not reason.strip():
+            c.fail("--allow-empty-rule", f"{item!r}: want RECORD=REASON (a reason is required)")
+        allowed_empty_rules[record] = reason.strip()
+    unknown = set(allowed_empty_rules) - {w.rsplit(" ", 1)[-1] for w, _, k in rules if k == "record"}
+    if unknown:
+        c.fail("--allow-empty-rule", f"no recording rule named {', '.join(sorted(unknown))}")
     dead, empty_rules, stats = [], [], {"default": 0, "concrete": 0, "allowed": 0, "rules": 0, "records": 0}
     used_allowances = set()
     if args.prometheus:
@@ -689,7 +723,7 @@ def main():
             dash = where.split(":")[0]
             found = None
             for assignment, shown in combos.get(dash, []):
-                e2 = substitute(raw, {**c.values(interval), **assignment})
+                e2 = substitute(raw, {**c.values(interval), **c.static_values(dash), **assignment})
                 d2, err2 = c.query(e2)
                 if not err2 and d2.get("result"):
                     found = (shown, len(d2["result"]))
@@ -714,7 +748,9 @@ def main():
                 continue
             record = where.rsplit(" ", 1)[-1]
             rdata, rerr = c.query(record) if args.require_rule_data else (None, None)
-            if not data.get("result"):
+            if not data.get("result") and record in allowed_empty_rules:
+                print(f"  empty (allowed: {allowed_empty_rules[record]})  {where}")
+            elif not data.get("result"):
                 empty_rules.append(where)
                 if args.require_rule_data:
                     c.fail(where, "expression returned no data")

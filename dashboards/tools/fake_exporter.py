@@ -4,7 +4,8 @@
   fake_exporter.py --hosts 3 --ports-file PATH [--drop METRIC ...]
 
 Every metric family of docs/DESIGN.md ("Metric names", "Probe metrics") with plausible values
-that move over time: a full mesh of write_bw and send_lat probes between the hosts. Used by
+that move over time: a full mesh of write_bw and send_lat probes between the hosts, plus a ud_ping
+mesh (per-peer and aggregate_by: rack modules, docs/mesh.md). Used by
 prometheus_synthetic_test.sh to check that every dashboard query returns data against a real
 Prometheus without the lab; the lab case (tests/lab/cases/prometheus_e2e.sh) does the same
 against real exporters. Writes one "127.0.0.1:PORT" line per host to --ports-file once listening.
@@ -36,6 +37,7 @@ ATTRIBUTED = ["completer_retry_err", "retry_exceeded_err", "rcvd_seq_err", "out_
               "duplicate_request", "rcvd_rnr_err", "send_rnr_err", "retry_rnr_exceeded_err"]
 BUCKETS = [1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2,
            0.5, 1.0]
+RACKS = ["r1", "r1", "r2"]  # peer label `rack` of host0, host1, host2, ...
 T0 = time.time()
 DROP = set()  # --drop: families left out (to see check_dashboards.py report dead panels)
 
@@ -139,21 +141,74 @@ def render(host, hosts):
     per_probe = 1000
     shape = {1e-5: 0.0, 2e-5: 0.5, 5e-5: 0.995, 1e-4: 1.0}
     for m, p in lat:
-        for b in BUCKETS:
-            frac = 1.0 if b >= 1e-4 else shape.get(b, 0.0)
-            out.append(f"rxe_probe_latency_seconds_bucket{lbl(module=m, peer=p, le=repr(b))} {n * per_probe * frac:.0f}")
-        out.append(f"rxe_probe_latency_seconds_bucket{lbl(module=m, peer=p, le='+Inf')} {n * per_probe}")
-        out.append(f"rxe_probe_latency_seconds_sum{lbl(module=m, peer=p)} {n * per_probe * 21e-6:.10g}")
-        out.append(f"rxe_probe_latency_seconds_count{lbl(module=m, peer=p)} {n * per_probe}")
+        latency_histogram(out, dict(module=m, peer=p), n * per_probe, shape, 21e-6)
+    ud_histogram(out, host, hosts, el)
     fam("rxe_probe_attributed_hw_stat_total", "counter", "Attributed counters.",
         [(lbl(module=m, peer=p, counter=c), n if c == "completer_retry_err" else 0) for m, p in pairs
          for c in ATTRIBUTED])
+    ud_ping(fam, host, hosts, el)
     fam("rxe_responder_sessions_total", "counter", "Sessions.", [("", n * len(pairs))])
     fam("rxe_responder_rejections_total", "counter", "Rejections.", [(lbl(reason=r), 0) for r in REJECTIONS])
     fam("rxe_responder_active_sessions", "gauge", "Active sessions.", [("", 1)])
     fam("rxe_prober_deferred_total", "counter", "Deferred.",
         [(lbl(reason=r), n // 5) for r in ("budget", "concurrency")])
     return "\n".join(out) + "\n"
+
+
+def ud_series(host, hosts, el):
+    """[(module, labels, sent, loss ratio)] of this host's ud_ping pairs, and lost per series."""
+    peers = [(f"host{j}", RACKS[j % len(RACKS)]) for j in range(hosts) if j != host]
+    pings = math.floor(el)
+    series = [("mesh", dict(peer=p, rack=r), pings, 0.01 if (host, p) == (0, "host1") else 0.0) for p, r in peers]
+    for rack in sorted({r for _, r in peers}):
+        k = sum(1 for _, r in peers if r == rack)
+        series.append(("mesh_racks", dict(rack=rack), pings * k, 0.0))
+    lost = {i: math.floor(sent * loss) for i, (_, _, sent, loss) in enumerate(series)}
+    return peers, pings, series, lost
+
+
+def ud_histogram(out, host, hosts, el):
+    """ud_ping's network RTT samples in rxe_probe_latency_seconds (inside that family's block)."""
+    _, _, series, lost = ud_series(host, hosts, el)
+    shape = {5e-5: 0.2, 1e-4: 0.8, 2e-4: 0.99, 5e-4: 1.0}
+    for i, (m, pl, sent, _) in enumerate(series):
+        latency_histogram(out, dict(module=m, **pl), sent - lost[i], shape, 70e-6)
+
+
+def latency_histogram(out, labels, count, shape, mean):
+    """rxe_probe_latency_seconds samples: shape = {bucket: cumulative fraction}; 1 above the last."""
+    top = max(shape)
+    for b in BUCKETS:
+        frac = 1.0 if b >= top else shape.get(b, 0.0)
+        out.append(f"rxe_probe_latency_seconds_bucket{lbl(le=repr(b), **labels)} {count * frac:.0f}")
+    out.append(f"rxe_probe_latency_seconds_bucket{lbl(le='+Inf', **labels)} {count}")
+    out.append(f"rxe_probe_latency_seconds_sum{lbl(**labels)} {count * mean:.10g}")
+    out.append(f"rxe_probe_latency_seconds_count{lbl(**labels)} {count}")
+
+
+def ud_ping(fam, host, hosts, el):
+    """ud_ping (docs/mesh.md, S5 metric contract): module `mesh` with per-peer series (peer labels:
+    rack), module `mesh_racks` with aggregate_by: rack (no peer label). One ping per pair and second;
+    pair host0 -> host1 loses 1 % (below the 2 % alert). RTT ~70 us network + ~30 us responder."""
+    peers, pings, series, lost = ud_series(host, hosts, el)
+    fam("rxe_ud_ping_sent_total", "counter", "Pings sent.", [(lbl(module=m, **pl), sent) for m, pl, sent, _ in series])
+    fam("rxe_ud_ping_lost_total", "counter", "Pings without a pong in time.",
+        [(lbl(module=m, **pl), lost[i]) for i, (m, pl, _, _) in enumerate(series)])
+    fam("rxe_ud_ping_received_total", "counter", "Pongs received in time.",
+        [(lbl(module=m, **pl), sent - lost[i]) for i, (m, pl, sent, _) in enumerate(series)])
+    fam("rxe_ud_ping_send_errors_total", "counter", "Pings not sent.", [(lbl(module=m, **pl), 0) for m, pl, _, _ in series])
+    comps = {"total": 100e-6, "network": 70e-6, "responder": 30e-6}
+    fam("rxe_ud_ping_seconds_total", "counter", "Sum of RTT components over valid samples.",
+        [(lbl(module=m, component=c, **pl), (sent - lost[i]) * v) for i, (m, pl, sent, _) in enumerate(series)
+         for c, v in comps.items()])
+    fam("rxe_ud_ping_peers", "gauge", "Peers pinged.", [(lbl(module=m), len(peers)) for m in ("mesh", "mesh_racks")])
+    fam("rxe_ud_ping_address_fetches_total", "counter", "Address fetches.",
+        [(lbl(module=m, result=r), len(peers) if r == "ok" else 0) for m in ("mesh", "mesh_racks")
+         for r in ("ok", "error")])
+    fam("rxe_ud_ping_pongs_sent_total", "counter", "Pongs sent.", [(lbl(device="rxe0"), 2 * pings * len(peers))])
+    fam("rxe_ud_ping_malformed_total", "counter", "Malformed.", [(lbl(device="rxe0"), 0)])
+    fam("rxe_ud_ping_skipped_rounds_total", "counter", "Skipped rounds.", [(lbl(device="rxe0"), 0)])
+    fam("rxe_ud_ping_not_allowed_total", "counter", "Pings not answered (ACL).", [(lbl(device="rxe0"), 0)])
 
 
 def serve(host, hosts, ready):

@@ -643,8 +643,163 @@ def exporter():
     return d
 
 
+# --- UD ping mesh -------------------------------------------------------------------------------
+def textbox_var(name, label, default, description):
+    return {"name": name, "label": label, "type": "textbox", "query": default, "description": description,
+            "current": {"selected": False, "text": default, "value": default},
+            "options": [{"selected": True, "text": default, "value": default}], "hide": 0, "skipUrlSync": False}
+
+
+def mesh():
+    v = job_instance_vars() + [
+        query_var("module", "Module",
+                  'label_values(rxe_ud_ping_sent_total{job=~"$job",instance=~"$instance"}, module)',
+                  multi=False, include_all=False),
+        textbox_var("col", "Columns (peer label)", "peer",
+                    "Label of the matrix columns: `peer` (one column per peer) or a peer label such as "
+                    "`rack`: per-peer series are summed per value, a module with `aggregate_by: rack` "
+                    "only has that label."),
+    ]
+    d = Dashboard("rxe-mesh", "rxe_exporter / UD ping mesh",
+                  "ud_ping mesh (docs/mesh.md): loss and network RTT between every source (instance, rows) and "
+                  "target (peer or the peer label chosen in Columns), the RTT split into network and responder "
+                  "delay, the lossiest pairs and peers unreachable from many sources.", v)
+    m = f'{SEL},module=~"$module"'
+    by = "instance, $col"
+
+    def loss(by_labels):
+        return (f"sum by ({by_labels}) (increase(rxe_ud_ping_lost_total{{{m}}}[$__rate_interval]))"
+                f" / sum by ({by_labels}) (increase(rxe_ud_ping_sent_total{{{m}}}[$__rate_interval]))")
+
+    def target_label(expr):  # the column label under a fixed name (transformations take no variables)
+        return f'label_replace({expr}, "target", "$1", "$col", "(.*)")'
+
+    def rtt(q, by_labels):
+        return (f"histogram_quantile({q}, sum by ({by_labels}) "
+                f"(rate(rxe_probe_latency_seconds_bucket{{{m}}}[$__rate_interval])))")
+
+    loss_steps = thresholds((None, "green"), (0.001, "yellow"), (0.02, "orange"), (0.9, "red"))
+    rtt_steps = thresholds((None, "green"), (0.0002, "yellow"), (0.001, "red"))
+    cells = (" Rows: the pinging instance; columns: the value of the Columns label (the peer's name by "
+             "default). Empty cells: no pings in the window.")
+
+    d.row("Health")
+    d.add(stat("Peers pinged", "Peers each selected instance pings in the module after subset selection "
+                               "(rxe_ud_ping_peers), summed over instances: the number of pairs.",
+               [target(f"sum(rxe_ud_ping_peers{{{m}}})")], "short", color_mode="value"), w=4, h=4)
+    d.add(stat("Pings per second", "Pings sent per second by the selected instances (each pair once per "
+                                   "interval).",
+               [target(f"sum(rate(rxe_ud_ping_sent_total{{{m}}}[$__rate_interval]))")], "ops",
+               color_mode="value"), w=4, h=4)
+    d.add(stat("Mesh loss (5m)", "Lost / sent pings over all selected pairs in the last 5 minutes.",
+               [target(loss("module"))], "percentunit", loss_steps, interval="5m", decimals=2), w=4, h=4)
+    d.add(stat("Lossy pairs (> 2 %, 5m)", "Pairs (instance × Columns label) that lost more than 2 % of their "
+                                          "pings in the last 5 minutes (the threshold of RxeUdPingPairLoss).",
+               [target(f"count(({loss(by)}) > 0.02) or vector(0)")], "short",
+               thresholds((None, "green"), (1, "orange")), interval="5m"), w=4, h=4)
+    d.add(stat("Median network RTT", "Median network RTT (total minus the responder's delay) over all selected "
+                                     "pairs, from rxe_probe_latency_seconds.",
+               [target(rtt(0.5, "le"))], "s", rtt_steps, color_mode="value"), w=4, h=4)
+    d.add(stat("Address fetch errors (15m)", "Failed fetches of peers' UD addresses (GID, QPN, Q_Key) over "
+                                             "the control protocol in the last 15 minutes: a peer's control "
+                                             "port does not answer.",
+               [target(f'sum(increase(rxe_ud_ping_address_fetches_total{{{m},result="error"}}'
+                       f"[$__rate_interval]))")], "short", thresholds((None, "green"), (1, "orange")),
+               interval="15m", decimals=0), w=4, h=4)
+
+    d.row("Matrix")
+    d.add(table("Loss matrix (5m)", "Lost / sent pings per source × target over the last 5 minutes." + cells,
+                [target(target_label(loss(by)), instant=True)], unit="percentunit",
+                transformations=[matrix(col="target")], cell="color-background", steps=loss_steps,
+                interval="5m"), w=12, h=10)
+    d.add(table("Network RTT matrix: median (5m)", "Median network RTT (total minus responder delay) per "
+                                                   "source × target over the last 5 minutes." + cells,
+                [target(target_label(rtt(0.5, by + ", le")), instant=True)], unit="s",
+                transformations=[matrix(col="target")], cell="color-background", steps=rtt_steps,
+                interval="5m"), w=12, h=10)
+    d.add(table("Network RTT matrix: p99 (5m)", "99th percentile network RTT per source × target over the last "
+                                                "5 minutes (histogram buckets: coarse above 100 µs)." + cells,
+                [target(target_label(rtt(0.99, by + ", le")), instant=True)], unit="s",
+                transformations=[matrix(col="target")], cell="color-background",
+                steps=thresholds((None, "green"), (0.0005, "yellow"), (0.005, "red")), interval="5m"), w=12, h=10)
+    d.add(table("Responder delay matrix: mean (5m)",
+                "Mean time the target's exporter held each ping before answering (reception to pong "
+                "send), per source × target: high values mean a busy target host, not the network." + cells,
+                [target(target_label(
+                    f'sum by ({by}) (rate(rxe_ud_ping_seconds_total{{{m},component="responder"}}[$__rate_interval]))'
+                    f" / sum by ({by}) (rate(rxe_probe_latency_seconds_count{{{m}}}[$__rate_interval]))"),
+                    instant=True)], unit="s", transformations=[matrix(col="target")], cell="color-background",
+                steps=thresholds((None, "green"), (0.0001, "yellow"), (0.001, "red")), interval="5m"), w=12, h=10)
+
+    d.row("RTT: network vs responder")
+    d.add(timeseries("Mean RTT split", "Mean per valid sample over the selected pairs: total RTT measured by the "
+                                       "source, the target's responder delay and the network RTT (total minus "
+                                       "responder delay).",
+                     [target(f"sum by (component) (rate(rxe_ud_ping_seconds_total{{{m}}}[$__rate_interval]))"
+                             f" / ignoring (component) group_left "
+                             f"sum(rate(rxe_probe_latency_seconds_count{{{m}}}[$__rate_interval]))",
+                             "{{component}}")], "s"), w=12)
+    d.add(timeseries("Network RTT percentiles", "Median and 99th percentile network RTT over all selected "
+                                                "pairs (rxe_probe_latency_seconds).",
+                     [target(rtt(0.5, "le"), "p50"), target(rtt(0.99, "le"), "p99", ref="B")], "s"), w=12)
+    d.add(table("RTT split per pair (mean, 5m)",
+                "Mean total RTT, network RTT and responder delay of each pair over the last 5 minutes.",
+                [target(f'label_join({target_label(f"sum by ({by}, component) (rate(rxe_ud_ping_seconds_total{{{m}}}[$__rate_interval])) / ignoring (component) group_left sum by ({by}) (rate(rxe_probe_latency_seconds_count{{{m}}}[$__rate_interval]))")}, '
+                        f'"pair", " → ", "instance", "target")', instant=True)],
+                unit="s", transformations=[matrix(row="pair", col="component")], interval="5m"), w=24, h=8)
+
+    d.row("Worst pairs and unreachable peers")
+    d.add(table("Top lossy pairs (5m)", "The 20 pairs with the highest loss ratio over the last 5 minutes, "
+                                        "worst first.",
+                [target(f"topk(20, max by (instance, target) ({target_label(loss(by))}))", instant=True)], unit="percentunit",
+                transformations=[hide_columns("Time", rename={"Value": "loss", "instance": "source"},
+                                              order={"instance": 0, "target": 1, "Value": 2})],
+                cell="color-background", steps=loss_steps, interval="5m",
+                sort=[{"displayName": "loss", "desc": True}]), w=12, h=9)
+    d.add(table("Targets unreachable from many sources (5m)",
+                "Targets (Columns label) to which sources lose at least 90 % of their pings in the last 5 "
+                "minutes: how many sources, out of how many that ping the target. RxeUdPingPeerUnreachable fires "
+                "for a peer when at least 2 sources and at least half of them do, for 5 minutes. Empty when no "
+                "source loses 90 % of its pings to any target.",
+                [target(f"count by (target) ({target_label(loss(by))} >= 0.9)", instant=True),
+                 target(f"count by (target) ({target_label(loss(by))} >= 0) and on (target) "
+                        f"count by (target) ({target_label(loss(by))} >= 0.9)", ref="B", instant=True)],
+                transformations=[{"id": "merge", "options": {}},
+                                 hide_columns("Time", rename={"Value #A": "sources losing ≥ 90 %",
+                                                                        "Value #B": "sources pinging"})],
+                interval="5m", sort=[{"displayName": "sources losing ≥ 90 %", "desc": True}]), w=12, h=9)
+    d.add(timeseries("Loss ratio of the 10 worst pairs", "Loss ratio over time of the pairs that are worst at "
+                                                          "each point in time.",
+                     [target(f"topk(10, {target_label(loss(by))})", "{{instance}} → {{target}}")], "percentunit",
+                     legend_calcs=("mean", "max"), interval="1m"), w=24)
+
+    d.row("Pinger and responder (per device)")
+    d.add(timeseries("Send errors and address fetch errors",
+                     "Pings that could not be posted or failed at send completion (not network loss) and failed "
+                     "peer address fetches, per instance.",
+                     [target(f"sum by (instance) (rate(rxe_ud_ping_send_errors_total{{{m}}}[$__rate_interval]))",
+                             "{{instance}} send errors"),
+                      target(f'sum by (instance) (rate(rxe_ud_ping_address_fetches_total{{{m},result="error"}}'
+                             f"[$__rate_interval]))", "{{instance}} address fetch errors", ref="B")], "ops"), w=8)
+    d.add(timeseries("Pongs sent", "Pings of other hosts answered per second by each device's UD endpoint "
+                                   "(rxe_ud_ping_pongs_sent_total).",
+                     [target(f"rate(rxe_ud_ping_pongs_sent_total{{{SEL}}}[$__rate_interval])",
+                             "{{instance}} {{device}}")], "ops"), w=8)
+    d.add(timeseries("Malformed, not allowed, skipped rounds",
+                     "Received packets that were not ud_ping packets of this version, pings left unanswered because "
+                     "their source is not a peer address or in responder.allowed_cidrs, and rounds the device's "
+                     "ping loop fell more than one interval behind (an overloaded host): all should be 0.",
+                     [target(f"rate(rxe_ud_ping_malformed_total{{{SEL}}}[$__rate_interval])",
+                             "{{instance}} {{device}} malformed"),
+                      target(f"rate(rxe_ud_ping_skipped_rounds_total{{{SEL}}}[$__rate_interval])",
+                             "{{instance}} {{device}} skipped rounds", ref="B"),
+                      target(f"rate(rxe_ud_ping_not_allowed_total{{{SEL}}}[$__rate_interval])",
+                             "{{instance}} {{device}} not allowed", ref="C")], "ops"), w=8)
+    return d
+
+
 DASHBOARDS = {"rxe-overview.json": overview, "rxe-pair.json": pair, "rxe-ports.json": ports,
-              "rxe-exporter-health.json": exporter}
+              "rxe-exporter-health.json": exporter, "rxe-mesh.json": mesh}
 
 
 def render(fn):
