@@ -28,11 +28,6 @@ SharedRender::Text SharedRender::Get() {
     } done{this};
     return joined.get();  // rethrows the leader's exception
   }
-  std::shared_future<Text> result;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    result = in_flight_;
-  }
   Text text;
   std::exception_ptr error;
   try {
@@ -47,10 +42,10 @@ SharedRender::Text SharedRender::Get() {
   }
   if (error) {
     mine.set_exception(error);
-  } else {
-    mine.set_value(std::move(text));
+    std::rethrow_exception(error);
   }
-  return result.get();
+  mine.set_value(text);
+  return text;
 }
 
 SharedRender::Stats SharedRender::stats() const {

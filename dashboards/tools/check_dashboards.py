@@ -602,6 +602,17 @@ def check_provisioning(c, root):
                         c.fail(where, "allowUiUpdates must be false (dashboards are generated)")
 
 
+def parse_allowances(c, flag, key, items):
+    """{KEY: reason} from the KEY=REASON values of `flag`; a missing key or reason is a failure."""
+    out = {}
+    for item in items:
+        name, sep, reason = item.partition("=")
+        if not sep or not name or not reason.strip():
+            c.fail(flag, f"{item!r}: want {key}=REASON (a reason is required)")
+        out[name] = reason.strip()
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.normpath(os.path.join(here, ".."))
@@ -675,18 +686,8 @@ def main():
         for where, msg in c.run_promtool([(w, e) for w, e, _, _, _, _ in subst] + [(w, e) for w, e, _ in rules]):
             c.fail(where, f"promtool: {msg}")
 
-    allowed_empty = {}
-    for item in args.allow_empty:
-        title, sep, reason = item.partition("=")
-        if not sep or not title or not reason.strip():
-            c.fail("--allow-empty", f"{item!r}: want TITLE=REASON (a reason is required)")
-        allowed_empty[title] = reason.strip()
-    allowed_empty_rules = {}
-    for item in args.allow_empty_rule:
-        record, sep, reason = item.partition("=")
-        if not sep or not record or not reason.strip():
-            c.fail("--allow-empty-rule", f"{item!r}: want RECORD=REASON (a reason is required)")
-        allowed_empty_rules[record] = reason.strip()
+    allowed_empty = parse_allowances(c, "--allow-empty", "TITLE", args.allow_empty)
+    allowed_empty_rules = parse_allowances(c, "--allow-empty-rule", "RECORD", args.allow_empty_rule)
     unknown = set(allowed_empty_rules) - {w.rsplit(" ", 1)[-1] for w, _, k in rules if k == "record"}
     if unknown:
         c.fail("--allow-empty-rule", f"no recording rule named {', '.join(sorted(unknown))}")
