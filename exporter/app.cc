@@ -57,6 +57,7 @@ Status App::Start() {
   ep->ready = [this] { return ready(); };
   ep->reload = [this] { return TryReload("HTTP POST /-/reload"); };
   ep->debug_probes = [this] { return probes_.DebugJson(); };
+  ep->debug_ud_mesh = [this] { return probes_.UdMeshJson(); };
   ep->auth_enabled = [this] { return CurrentAuth()->enabled(); };
   ep->check_credentials = [this](const std::string& header) {
     return CurrentAuth()->CheckHeader(header);

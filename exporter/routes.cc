@@ -30,7 +30,9 @@ class InFlight {
   bool admitted_;
 };
 
-bool IsAdminPath(const std::string& path) { return path == "/-/reload" || path == "/debug/probes"; }
+bool IsAdminPath(const std::string& path) {
+  return path == "/-/reload" || path == "/debug/probes" || path == "/debug/ud_mesh";
+}
 
 void Unauthorized(httplib::Response& res) {
   res.status = 401;
@@ -129,6 +131,9 @@ void InstallRoutes(httplib::Server& server, std::shared_ptr<const Endpoints> ep)
   server.Delete("/-/reload", MethodNotAllowed);
   server.Get("/debug/probes", [ep](const httplib::Request&, httplib::Response& res) {
     Limited(*ep, res, [&] { res.set_content(ep->debug_probes(), "application/json"); });
+  });
+  server.Get("/debug/ud_mesh", [ep](const httplib::Request&, httplib::Response& res) {
+    Limited(*ep, res, [&] { res.set_content(ep->debug_ud_mesh(), "application/json"); });
   });
 
   server.set_error_handler(

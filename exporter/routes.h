@@ -6,7 +6,8 @@
 //   /-/reload        POST: reload config and web config (200, or 500 + error,
 //                    503 while another reload runs); else 405
 //   /debug/probes    JSON of recent probe results
-// The telemetry path and the two admin endpoints share the --web.max-requests
+//   /debug/ud_mesh   JSON of the ud_ping pairs: loss streaks, newest pongs, recent RTT
+// The telemetry path and the three admin endpoints share the --web.max-requests
 // limit; the admin endpoints follow --web.admin-auth.
 #pragma once
 
@@ -31,6 +32,7 @@ struct Endpoints {
   /// kUnavailable = another reload is running (503).
   std::function<Status()> reload;
   std::function<std::string()> debug_probes;
+  std::function<std::string()> debug_ud_mesh;
   /// Basic auth: whether users are configured, and whether an Authorization
   /// header value is valid. Unset = no basic auth.
   std::function<bool()> auth_enabled;

@@ -233,6 +233,8 @@ std::vector<prometheus::MetricFamily> ProbeService::Collect() const {
 
 std::string ProbeService::DebugJson() const { return ResultsToJson(impl_->results); }
 
+std::string ProbeService::UdMeshJson() { return impl_->mesh.DebugJson(); }
+
 std::vector<uint16_t> ProbeService::ResponderPorts() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->responder ? impl_->responder->BoundPorts() : std::vector<uint16_t>{};

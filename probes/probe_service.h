@@ -57,6 +57,8 @@ class ProbeService {
   std::vector<prometheus::MetricFamily> Collect() const;
   /// JSON document of the last N results per (module, peer), for /debug/probes.
   std::string DebugJson() const;
+  /// /debug/ud_mesh (UdMesh::DebugJson).
+  std::string UdMeshJson();
   /// Ports the responder is bound to (listen_addresses order; empty if off).
   std::vector<uint16_t> ResponderPorts() const;
 

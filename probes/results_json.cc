@@ -1,36 +1,14 @@
 // ResultStore -> JSON for /debug/probes: the last history_per_pair results of
 // every pair with parameters, timestamps, numbers and failure details.
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 
-#include "common/text_escape.h"
+#include "common/json_out.h"
 #include "probes/results.h"
 #include "probes/results_json.h"
 
 namespace rxe::probes {
 namespace {
-
-void Str(std::string& out, std::string_view s) {
-  out += '"';
-  AppendJsonEscaped(out, s);
-  out += '"';
-}
-
-void Num(std::string& out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  out += buf;
-}
-
-void Key(std::string& out, std::string_view k) {
-  Str(out, k);
-  out += ':';
-}
 
 std::string Rfc3339(std::chrono::system_clock::time_point t) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -45,7 +23,7 @@ std::string Rfc3339(std::chrono::system_clock::time_point t) {
 
 void Params(std::string& out, const SessionParams& p) {
   out += "{\"type\":";
-  Str(out, config::ProbeTypeName(p.type));
+  JsonString(out, config::ProbeTypeName(p.type));
   out += ",\"size\":" + std::to_string(p.size) + ",\"qps\":" + std::to_string(p.qps) +
          ",\"post_list\":" + std::to_string(p.post_list) +
          ",\"cq_moderation\":" + std::to_string(p.cq_moderation) +
@@ -58,21 +36,21 @@ void Params(std::string& out, const SessionParams& p) {
 void Entry(std::string& out, const HistoryEntry& e) {
   const ProbeOutcome& o = e.outcome;
   out += "{\"started_at\":";
-  Str(out, Rfc3339(o.started_at));
+  JsonString(out, Rfc3339(o.started_at));
   out += ",\"duration_seconds\":";
-  Num(out, std::chrono::duration<double>(o.duration).count());
+  JsonNumber(out, std::chrono::duration<double>(o.duration).count());
   out += std::string(",\"success\":") + (o.success ? "true" : "false") + ",\"device\":";
-  Str(out, o.device);
+  JsonString(out, o.device);
   out += ",\"path_mtu\":" + std::to_string(o.path_mtu) + ",\"params\":";
   Params(out, o.params);
   out += ",\"failure\":";
   if (o.failure) {
     out += "{\"reason\":";
-    Str(out, FailureReasonName(o.failure->reason));
+    JsonString(out, FailureReasonName(o.failure->reason));
     out += ",\"detail\":";
-    Str(out, o.failure->detail);
+    JsonString(out, o.failure->detail);
     out += ",\"wc_status\":";
-    Str(out, o.failure->wc_status);
+    JsonString(out, o.failure->wc_status);
     out += "}";
   } else {
     out += "null";
@@ -81,11 +59,11 @@ void Entry(std::string& out, const HistoryEntry& e) {
     const auto& m = std::get<BandwidthMeasurement>(*o.measurement);
     out += ",\"bandwidth\":{\"bytes\":" + std::to_string(m.bytes) +
            ",\"messages\":" + std::to_string(m.messages) + ",\"elapsed_seconds\":";
-    Num(out, std::chrono::duration<double>(m.elapsed).count());
+    JsonNumber(out, std::chrono::duration<double>(m.elapsed).count());
     out += ",\"bytes_per_second\":";
-    Num(out, e.bandwidth->bytes_per_second);
+    JsonNumber(out, e.bandwidth->bytes_per_second);
     out += ",\"messages_per_second\":";
-    Num(out, e.bandwidth->messages_per_second);
+    JsonNumber(out, e.bandwidth->messages_per_second);
     out += "}";
   }
   if (e.latency) {
@@ -97,8 +75,8 @@ void Entry(std::string& out, const HistoryEntry& e) {
                                           {"stddev_seconds", l.stdev}};
     for (const auto& [k, v] : f) {
       out += ',';
-      Key(out, k);
-      Num(out, v);
+      JsonKey(out, k);
+      JsonNumber(out, v);
     }
     out += "}";
   }
@@ -108,21 +86,21 @@ void Entry(std::string& out, const HistoryEntry& e) {
   for (const auto& [name, v] : o.counter_deltas) {
     if (!first) out += ',';
     first = false;
-    Key(out, name);
+    JsonKey(out, name);
     out += std::to_string(v);
   }
   out += "},\"data_phase\":";
   if (o.data_start && o.data_end) {
     out += "{\"start_seconds\":";
-    Num(out, std::chrono::duration<double>(*o.data_start).count());
+    JsonNumber(out, std::chrono::duration<double>(*o.data_start).count());
     out += ",\"end_seconds\":";
-    Num(out, std::chrono::duration<double>(*o.data_end).count());
+    JsonNumber(out, std::chrono::duration<double>(*o.data_end).count());
     out += "}";
   } else {
     out += "null";
   }
   out += ",\"responder_detail\":";
-  Str(out, o.responder_detail);
+  JsonString(out, o.responder_detail);
   out += "}";
 }
 
@@ -135,11 +113,11 @@ std::string ResultsToJson(const ResultStore& store) {
     if (!first_pair) out += ',';
     first_pair = false;
     out += "{\"module\":";
-    Str(out, s.info.key.module);
+    JsonString(out, s.info.key.module);
     out += ",\"peer\":";
-    Str(out, s.info.key.peer);
+    JsonString(out, s.info.key.peer);
     out += ",\"type\":";
-    Str(out, config::ProbeTypeName(s.info.type));
+    JsonString(out, config::ProbeTypeName(s.info.type));
     out += ",\"probes\":" + std::to_string(s.probes) + ",\"results\":[";
     bool first = true;
     for (auto it = s.history.rbegin(); it != s.history.rend(); ++it) {  // newest first

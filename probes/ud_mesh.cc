@@ -130,15 +130,21 @@ void UdMesh::Apply(const config::Config& cfg, std::optional<SourceAcl> acl) {
     if (modules_.empty()) {
       // The config guarantees every ud_ping module has the same interval, timeout and size.
       if (TimingKey(m) != TimingKey(timing_)) {
+        const bool same_size = m.size == timing_.size;
         timing_ = m;
-        for (auto& [dev, d] : devices_) {  // new timing: the device's loop is rebuilt
+        for (auto& [dev, d] : devices_) {
           if (!d->pinger) continue;
+          if (same_size) {  // the endpoint (and its QPN, known to the peers) stays
+            d->pinger->SetTiming(Timing());
+            continue;
+          }
+          // A new ping size needs new buffers: the device's endpoint is rebuilt.
           stats_.SetDevice(dev, d->pinger->counters());
           stats_.RebaseDevice(dev);
           d->pinger.reset();
           d->pushed.clear();
         }
-        device_of_.clear();
+        if (!same_size) device_of_.clear();
       }
     }
     modules_[name] = m;
@@ -150,6 +156,12 @@ void UdMesh::Apply(const config::Config& cfg, std::optional<SourceAcl> acl) {
   }
   targets_ = std::move(targets);
   stats_.SetPairs(pairs, module_names);
+  for (auto it = debug_.begin(); it != debug_.end();) {  // removed pairs leave the debug view
+    const bool kept = std::any_of(targets_.begin(), targets_.end(), [&](const Target& t) {
+      return t.module == it->first.first && t.peer.name == it->first.second;
+    });
+    it = kept ? std::next(it) : debug_.erase(it);
+  }
   acl_ = acl ? std::make_shared<const SourceAcl>(std::move(*acl)) : nullptr;
 
   std::map<std::string, std::unique_ptr<PeerState>> peers;
@@ -263,6 +275,11 @@ void UdMesh::Drain() {
       if (sep == std::string::npos) continue;
       const std::string module = r.name.substr(0, sep), peer = r.name.substr(sep + 1);
       stats_.Fold(module, peer, r);
+      PairDebugState& dbg = debug_[{module, peer}];
+      dbg.device = dev;
+      for (const auto& sample : r.samples) dbg.rtt.Add(sample);
+      r.samples.clear();
+      dbg.last = r;
       auto it = peers_.find(peer);
       if (it == peers_.end()) continue;
       PeerState& ps = *it->second;
@@ -333,6 +350,35 @@ std::vector<prometheus::MetricFamily> UdMesh::Collect() {
   std::lock_guard lock(mu_);
   Drain();
   return stats_.Families();
+}
+
+std::string UdMesh::DebugJson() {
+  std::lock_guard lock(mu_);
+  Drain();
+  UdDebugSnapshot snap;
+  snap.interval_seconds = std::chrono::duration<double>(timing_.interval).count();
+  snap.timeout_seconds = std::chrono::duration<double>(timing_.timeout).count();
+  snap.steady_now = Clock::now();
+  snap.wall_now = std::chrono::system_clock::now();
+  for (const auto& [dev, d] : devices_) {
+    if (d->pinger) snap.devices.push_back({dev, d->pinger->Address(), d->pushed.size()});
+  }
+  for (const auto& t : targets_) {
+    UdPairDebug p;
+    p.module = t.module;
+    p.peer = t.peer.name;
+    const PeerState& ps = *peers_.at(t.peer.name);
+    p.fetch = ps.fetched ? "ok" : ps.failing ? "failed" : "pending";
+    p.address = ps.address;
+    if (auto it = debug_.find({t.module, t.peer.name}); it != debug_.end()) {
+      p.device = it->second.device;
+      p.report = it->second.last;
+      p.rtt = it->second.rtt.Median();
+      p.rtt_samples = it->second.rtt.size();
+    }
+    snap.pairs.push_back(std::move(p));
+  }
+  return UdDebugJson(snap);
 }
 
 }  // namespace rxe::probes

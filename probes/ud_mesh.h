@@ -27,6 +27,7 @@
 #include "probes/control_protocol.h"
 #include "probes/prober.h"
 #include "probes/responder_acl.h"
+#include "probes/ud_debug.h"
 #include "probes/ud_metrics.h"
 #include "probes/ud_pinger.h"
 
@@ -60,6 +61,9 @@ class UdMesh {
   std::optional<control::UdAddress> AddressFor(in_addr local_ip);
 
   std::vector<prometheus::MetricFamily> Collect();
+  /// /debug/ud_mesh: every pair's fetch state, address, counters, loss streak, newest pong
+  /// and recent RTT medians, and the devices' endpoints (probes/ud_debug.h).
+  std::string DebugJson();
   /// Endpoint creations that failed (for tests and logs).
   uint64_t endpoint_failures() {
     std::lock_guard lock(mu_);
@@ -100,6 +104,12 @@ class UdMesh {
   uint64_t endpoint_failures_ = 0;
   std::shared_ptr<const SourceAcl> acl_;
   UdStats stats_;
+  struct PairDebugState {
+    std::string device;
+    ud::PeerReport last;  // the newest cumulative report (samples moved out)
+    RecentRtt rtt;
+  };
+  std::map<std::pair<std::string, std::string>, PairDebugState> debug_;  // (module, peer)
 };
 
 }  // namespace rxe::probes

@@ -26,6 +26,7 @@ Pinger::Pinger(std::unique_ptr<Endpoint> endpoint, PingerOptions opts)
       opts_(opts),
       address_(ep_->Address()),
       device_(ep_->device()),
+      next_opts_(opts),
       tracker_(opts.timeout) {}
 
 Pinger::~Pinger() {
@@ -64,6 +65,15 @@ void Pinger::SetPeers(std::vector<PeerTarget> peers) {
   Wake();
 }
 
+void Pinger::SetTiming(PingerOptions opts) {
+  {
+    std::lock_guard lock(mu_);
+    next_opts_ = opts;
+    peers_changed_ = true;  // ApplyPeers rebuilds the schedule and the tracker
+  }
+  Wake();
+}
+
 std::vector<PeerReport> Pinger::TakeReport() {
   std::lock_guard lock(mu_);
   std::vector<PeerReport> out;
@@ -90,6 +100,10 @@ void Pinger::ApplyPeers(Clock::time_point now) {
   if (!peers_changed_) return;
   peers_changed_ = false;
   peers_ = next_peers_;
+  if (next_opts_.interval != opts_.interval || next_opts_.timeout != opts_.timeout) {
+    opts_ = next_opts_;
+    tracker_ = PingTracker(opts_.timeout);
+  }
   tracker_.Clear();
   std::map<std::string, PeerReport> kept;
   for (const auto& p : peers_) {
@@ -202,6 +216,11 @@ void Pinger::HandleReceive(const Completion& c, Clock::time_point now) {
   }
   PeerReport& r = reports_[peers_[sample->peer].name];
   ++r.received;
+  r.loss_streak = 0;
+  r.last_pong_at = now;
+  r.last_answer_posted =
+      now - std::chrono::duration_cast<Clock::duration>(
+                std::chrono::duration<double>(sample->total_seconds));
   r.samples.push_back(*sample);
 }
 
@@ -252,7 +271,10 @@ void Pinger::Run() {
     }
     for (size_t peer : tracker_.Expire(now)) {
       std::lock_guard lock(mu_);
-      if (peer < peers_.size()) ++reports_[peers_[peer].name].lost;
+      if (peer >= peers_.size()) continue;
+      PeerReport& r = reports_[peers_[peer].name];
+      ++r.lost;
+      if (r.loss_streak++ == 0) r.streak_started_at = now;
     }
     if (schedule_) {
       std::lock_guard lock(mu_);

@@ -34,6 +34,15 @@ struct PeerReport {
   uint64_t lost = 0;         // no pong within the timeout
   uint64_t late = 0;         // of those, answered after the timeout (a slow host, not a drop)
   uint64_t send_errors = 0;  // post or send completion failed (not a network loss)
+  /// Pings lost in a row since the last timely pong (a late pong does not end the streak).
+  uint64_t loss_streak = 0;
+  /// When the first loss of the current streak was counted (its timeout fired); valid
+  /// while loss_streak > 0. A dead peer is detected at streak_started_at.
+  Clock::time_point streak_started_at{};
+  /// The newest timely pong: when it was polled, and when its ping was posted (the peer
+  /// was alive after that instant). Epoch = never.
+  Clock::time_point last_pong_at{};
+  Clock::time_point last_answer_posted{};
   std::vector<Sample> samples;
 };
 
@@ -67,6 +76,9 @@ class Pinger {
   /// Replaces the peer list (thread-safe; applied at the loop's next wake-up). Counters of
   /// peers that stay (same name) are kept; outstanding pings are forgotten, not counted lost.
   void SetPeers(std::vector<PeerTarget> peers);
+  /// New interval/timeout (thread-safe; applied at the loop's next wake-up): the endpoint,
+  /// its QPN and the counters stay; outstanding pings are forgotten, not counted lost.
+  void SetTiming(PingerOptions opts);
   std::vector<PeerReport> TakeReport();
   /// Sources whose pings are answered (thread-safe): the responder's ACL; null = none.
   void SetSourceFilter(std::shared_ptr<const SourceAcl> acl);
@@ -97,6 +109,7 @@ class Pinger {
   mutable std::mutex mu_;  // guards everything below
   std::vector<PeerTarget> next_peers_;
   bool peers_changed_ = false;
+  PingerOptions next_opts_;
   std::map<std::string, PeerReport> reports_;
   LoopCounters counters_;
   std::shared_ptr<const SourceAcl> acl_;

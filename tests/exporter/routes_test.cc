@@ -35,6 +35,7 @@ class RoutesTest : public ::testing::Test {
     ep->ready = [] { return true; };
     ep->reload = [] { return Status::Ok(); };
     ep->debug_probes = [] { return std::string("{}"); };
+    ep->debug_ud_mesh = [] { return std::string("{\"pairs\":[]}"); };
     return ep;
   }();
   std::unique_ptr<HttpServer> server_;
@@ -172,7 +173,7 @@ void WithUser(Endpoints& ep) {
 TEST_F(RoutesTest, AdminAuthRequiredWithoutUsersIsForbidden) {
   ep_->admin_auth = AdminAuth::kRequired;
   Start();
-  for (const char* path : {"/debug/probes", "/-/reload"}) {
+  for (const char* path : {"/debug/probes", "/debug/ud_mesh", "/-/reload"}) {
     auto res = std::string(path) == "/-/reload" ? Client().Post(path) : Client().Get(path);
     ASSERT_TRUE(res) << path;
     EXPECT_EQ(res->status, 403) << path;

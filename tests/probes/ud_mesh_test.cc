@@ -106,6 +106,12 @@ TEST(UdMesh, FailedFetchesAreCountedAndRetriedLater) {
   EXPECT_EQ(Counter(fs, "rxe_ud_ping_address_fetches_total", "m2", "error"), 1);
   EXPECT_EQ(Counter(fs, "rxe_ud_ping_address_fetches_total", "lat", "error"), -1);
   EXPECT_EQ(Counter(fs, "rxe_ud_ping_sent_total", "m1", ""), 0) << "series exist from 0";
+  const std::string json = mesh.DebugJson();
+  EXPECT_NE(json.find(R"({"module":"m1","peer":"b","device":"","fetch":"failed","address":null,)"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"({"module":"m2","peer":"b",)"), std::string::npos) << json;
+  EXPECT_EQ(json.find(R"("module":"lat")"), std::string::npos) << "only ud_ping pairs: " << json;
 }
 
 }  // namespace

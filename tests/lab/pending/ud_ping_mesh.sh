@@ -11,13 +11,14 @@
 #     pairs with vm2, 0 on vm0<->vm1 (every round trip crosses vm2's egress exactly once);
 #  3. netem delay 40 ms on vm2, 20 s: >= 90 % of the RTT samples of the pairs with vm2 above
 #     20 ms (histogram bucket le=0.02), >= 90 % of vm0<->vm1's at or below it;
-#  4. a live reload adds a send_lat module: the UD QP keeps its QPN (no new endpoint); after
-#     30 s the ud_ping network RTT (mean, and median interpolated from the histogram) is
-#     printed next to send_lat's RTT (2 x its one-way median) for the same pair (reported,
-#     not judged: TCG wake-up latency, see tests/lab/README.md);
-#  5. vm2's daemon is killed (SIGKILL): vm0 and vm1 see its pings lost (time from the last
-#     pong counted to the first loss counted, polled every 100 ms, must be < 2 s), then 100 %
-#     loss to vm2 over 3 s while the vm0<->vm1 pair stays at 0 loss.
+#  4. RTT: ud_ping's network RTT median over its last 64 pings per pair (/debug/ud_mesh, no RC
+#     probe running) next to send_lat's RTT (2 x its one-way median) for the same pair, from a
+#     live reload that adds a send_lat module; the reload must keep the UD QP (same QPN);
+#  5. a reload to a 1 s interval (timeout 0.5 s) keeps the UD QP too; then vm2's daemon is
+#     killed (SIGKILL): on vm0 and vm1 the daemon's own clock (/debug/ud_mesh) must show the
+#     loss streak to vm2 starting at most 2 intervals after the newest ping vm2 answered was
+#     sent, then 100 % loss to vm2 (5 more pings, none answered) while the vm0<->vm1 pair
+#     keeps answering; RDMA resources unchanged after both reloads.
 set -euo pipefail
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -33,7 +34,7 @@ ud_qpns() { rdma resource show qp link "$LAB_RDMA_DEV/1" | awk '/type UD/ {print
 
 peer_names() { local i; for ((i = 0; i < LAB_NVMS; i++)); do ((i == LAB_INDEX)) || echo "vm$i"; done; }
 
-write_config() { # FILE WITH_SEND_LAT(0|1)
+write_config() { # FILE WITH_SEND_LAT(0|1) [INTERVAL TIMEOUT]
   local i
   {
     echo "responder: {enabled: true, listen_addresses: [\":19792\"]}"
@@ -43,7 +44,7 @@ write_config() { # FILE WITH_SEND_LAT(0|1)
       ((i == LAB_INDEX)) || echo "  - {name: vm$i, address: 10.77.0.$((10 + i)), labels: {rack: r$i}}"
     done
     echo "modules:"
-    echo "  mesh: {type: ud_ping, interval: 100ms, timeout: 95ms}"
+    echo "  mesh: {type: ud_ping, interval: ${3:-100ms}, timeout: ${4:-95ms}}"
     (($2)) && echo "  lat: {type: send_lat, interval: 6s, timeout: 5s, iterations: 500}"
     true
   } >"$1"
@@ -56,6 +57,11 @@ val() { # FILE SERIES (exact name{labels}) -> value or ""
   awk -v s="$2" '$1 == s {print $2; exit}' "$1"
 }
 L() { echo "module=\"mesh\",peer=\"$1\",rack=\"r${1#vm}\""; }
+ud_debug() { curl -sf --max-time 20 "http://127.0.0.1:$PORT/debug/ud_mesh"; }
+pair_field() { # JSON PEER JQ-PATH (module mesh)
+  jq -r --arg p "$2" ".pairs[] | select(.module == \"mesh\" and .peer == \$p) | $3" <<<"$1"
+}
+us() { awk -v s="$1" 'BEGIN {printf "%.0f", s * 1e6}'; }
 delta() { # A B SERIES
   awk -v a="$(val "$1" "$3")" -v b="$(val "$2" "$3")" 'BEGIN {printf "%d", b - a}'
 }
@@ -63,9 +69,11 @@ delta() { # A B SERIES
 main() {
   [[ -x $EXP ]] || lab_fail "no $EXP"
   local cfg=$LAB_OUT/cfg.vm$LAB_INDEX.yml cfg2=$LAB_OUT/cfg2.vm$LAB_INDEX.yml base pid
+  local cfg3=$LAB_OUT/cfg3.vm$LAB_INDEX.yml
   local log=$LAB_OUT/exporter.vm$LAB_INDEX.log m=$LAB_OUT/m.vm$LAB_INDEX peer bad=0
   write_config "$cfg" 0
   write_config "$cfg2" 1
+  write_config "$cfg3" 0 1s 500ms
   base=$(rdma_res)
   lab_log "idle RDMA resources: $base"
   lab_barrier up 180
@@ -167,46 +175,83 @@ main() {
   ((bad == 0)) || lab_fail "netem delay"
   lab_barrier delay-done 120
 
-  # 4. live reload adding send_lat; the UD endpoint stays.
+  # 4. RTT against send_lat. ud_ping's recent median (the last 64 samples, /debug/ud_mesh)
+  # once >= 70 pings per pair were sent after the delay was removed (all of them clean),
+  # while no RC probe runs; then a live reload adds send_lat (the UD QP must keep its QPN)
+  # and its median one-way latency x 2 is the RC round trip of the same pair.
+  local j base_sent
+  j=$(ud_debug) || lab_fail "no /debug/ud_mesh"
+  declare -A sent0
+  for peer in $(peer_names); do sent0[$peer]=$(pair_field "$j" "$peer" .sent); done
+  deadline=$((SECONDS + 120))
+  while :; do
+    j=$(ud_debug) || true
+    ok=1
+    for peer in $(peer_names); do
+      base_sent=${sent0[$peer]}
+      (($(pair_field "$j" "$peer" .sent) >= base_sent + 70)) 2>/dev/null || ok=0
+    done
+    ((ok)) && break
+    ((SECONDS < deadline)) || lab_fail "fewer than 70 pings per pair in 120 s after the delay"
+    sleep 1
+  done
+  declare -A ud_net ud_total
+  for peer in $(peer_names); do
+    ud_net[$peer]=$(pair_field "$j" "$peer" .rtt_recent.network_median_seconds)
+    ud_total[$peer]=$(pair_field "$j" "$peer" .rtt_recent.total_median_seconds)
+  done
   local qpn_before qpn_after
   qpn_before=$(ud_qpns)
   cp "$cfg2" "$cfg"
   curl -sf -X POST "http://127.0.0.1:$PORT/-/reload" >/dev/null || lab_fail "reload failed: $(tail -n 5 "$log")"
-  scrape "$m.c0"
   deadline=$((SECONDS + 120))
-  while :; do # two send_lat probes to each peer
+  while :; do # three send_lat probes to each peer
     sleep 1
-    scrape "$m.c1"
+    j=$(curl -sf --max-time 20 "http://127.0.0.1:$PORT/debug/probes") || continue
     ok=1
     for peer in $(peer_names); do
-      (($(val "$m.c1" "rxe_probes_total{module=\"lat\",peer=\"$peer\",rack=\"r${peer#vm}\"}" | cut -d. -f1) >= 3)) 2>/dev/null || ok=0
+      (($(jq --arg p "$peer" '[.pairs[] | select(.module == "lat" and .peer == $p) | .results[] | select(.success)] | length' <<<"$j") >= 3)) || ok=0
     done
     ((ok)) && break
-    ((SECONDS < deadline)) || { lab_log "send_lat probes did not run 3 times in 120 s"; break; }
+    ((SECONDS < deadline)) || lab_fail "send_lat probes did not succeed 3 times in 120 s"
   done
   qpn_after=$(ud_qpns)
   lab_log "UD QPNs before/after reload: $qpn_before / $qpn_after"
   [[ $qpn_before == "$qpn_after" ]] || { lab_log "FAIL the reload replaced the UD QP"; bad=1; }
-  local lat median
+  local rc_rtt ratio
   for peer in $(peer_names); do
-    n=$(delta "$m.c0" "$m.c1" "rxe_probe_latency_seconds_count{$(L "$peer")}")
-    mean=$(awk -v a="$(val "$m.c0" "rxe_ud_ping_seconds_total{$(L "$peer"),component=\"network\"}")" \
-      -v b="$(val "$m.c1" "rxe_ud_ping_seconds_total{$(L "$peer"),component=\"network\"}")" -v n="$n" \
-      'BEGIN {printf "%.1f", n ? (b - a) / n * 1e6 : -1}')
-    # Median by linear interpolation inside the histogram bucket holding it (histogram_quantile).
-    median=$(for f in "$m.c0" "$m.c1"; do grep "^rxe_probe_latency_seconds_bucket{$(L "$peer")," "$f"; done |
-      awk -v n="$n" '{match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5); v[le, FILENAME, NR] = $2;
-        c[le] = (le in c) ? $2 - c[le] : $2; if (!(le in seen)) {order[++k] = le; seen[le] = 1}}
-        END {prev = 0; pc = 0; for (i = 1; i <= k; i++) {le = order[i]; if (c[le] >= n / 2 && le != "+Inf") {
-          printf "%.1f", (prev + (le - prev) * (n / 2 - pc) / (c[le] - pc)) * 1e6; exit}; prev = le; pc = c[le]}}')
-    lat=$(val "$m.c1" "rxe_probe_latency_median_seconds{module=\"lat\",peer=\"$peer\",rack=\"r${peer#vm}\"}")
-    lat=$(awk -v l="$lat" 'BEGIN {printf "%.1f", 2 * l * 1e6}')
-    lab_log "rtt: $peer ud_ping network RTT mean $mean us, median ~$median us ($n samples); send_lat RTT (2 x median) $lat us; ratio median/send_lat $(awk -v a="$median" -v b="$lat" 'BEGIN {printf "%.2f", b > 0 ? a / b : -1}')"
+    # The median of the newest three probes' medians (each 500 iterations), x 2: a round trip.
+    rc_rtt=$(jq --arg p "$peer" '[.pairs[] | select(.module == "lat" and .peer == $p) | .results[] | select(.success) | .latency.median_seconds][0:3] | sort | .[1] * 2' <<<"$j")
+    ratio=$(awk -v u="${ud_net[$peer]}" -v r="$rc_rtt" 'BEGIN {printf "%.2f", r > 0 ? u / r : -1}')
+    lab_log "rtt: $peer ud_ping network RTT median $(us "${ud_net[$peer]}") us (total $(us "${ud_total[$peer]}") us, 64 pings, idle); send_lat RTT (2 x median) $(us "$rc_rtt") us; ratio $ratio"
   done
   ((bad == 0)) || lab_fail "reload"
   lab_barrier compare-done 180
 
-  # 5. kill vm2's daemon.
+  # 5. Kill vm2's daemon at a 1 s interval (a reload back to ud_ping alone: the timing
+  # changes, the endpoint and its QPN stay). The survivors' daemons record when the loss
+  # streak to vm2 began and when the newest ping vm2 answered was sent (vm2 was alive
+  # then), so "detected within 2 intervals" is judged on the daemon's own clock: no scrape
+  # or poll latency in the number.
+  cp "$cfg3" "$cfg"
+  curl -sf -X POST "http://127.0.0.1:$PORT/-/reload" >/dev/null || lab_fail "reload failed: $(tail -n 5 "$log")"
+  declare -A recv0
+  j=$(ud_debug) || lab_fail "no /debug/ud_mesh"
+  for peer in $(peer_names); do recv0[$peer]=$(pair_field "$j" "$peer" .received); done
+  deadline=$((SECONDS + 60))
+  while :; do # every pair answers at the new timing
+    sleep 1
+    j=$(ud_debug) || continue
+    ok=1
+    [[ $(jq .interval_seconds <<<"$j") == 1 ]] || ok=0
+    for peer in $(peer_names); do
+      (($(pair_field "$j" "$peer" .received) >= recv0[$peer] + 3 && $(pair_field "$j" "$peer" .loss_streak) == 0)) || ok=0
+    done
+    ((ok)) && break
+    ((SECONDS < deadline)) || lab_fail "pairs not answering at the 1 s interval after 60 s: $j"
+  done
+  [[ $(ud_qpns) == "$qpn_before" ]] || { lab_log "FAIL the timing reload replaced the UD QP: $(ud_qpns)"; bad=1; }
+  lab_barrier kill-ready 120
   if ((LAB_INDEX == 2)); then
     kill -KILL "$pid"
     wait "$pid" 2>/dev/null || true
@@ -214,45 +259,43 @@ main() {
     lab_signal killed
   else
     lab_wait_signal killed 60
-    local l2 r0 r1 lo0 t_recv t_lost other
+    local other since answered bound j0 j1 k
     other=vm$((LAB_INDEX == 0 ? 1 : 0))
-    l2=$(L vm2)
-    scrape "$m.k0"
-    r0=$(val "$m.k0" "rxe_ud_ping_received_total{$l2}")
-    lo0=$(val "$m.k0" "rxe_ud_ping_lost_total{$l2}")
-    t_recv=$(date +%s%3N)
-    t_lost=
     deadline=$((SECONDS + 30))
-    while ((SECONDS < deadline)); do
-      scrape "$m.k1"
-      r1=$(val "$m.k1" "rxe_ud_ping_received_total{$l2}")
-      if [[ $r1 != "$r0" ]]; then
-        r0=$r1
-        t_recv=$(date +%s%3N)  # vm2's answer counted after the signal (was in flight)
-      fi
-      if [[ $(val "$m.k1" "rxe_ud_ping_lost_total{$l2}") != "$lo0" ]]; then
-        t_lost=$(date +%s%3N)
-        break
-      fi
-      sleep 0.1
+    while :; do
+      j0=$(ud_debug) || true
+      (($(pair_field "$j0" vm2 .loss_streak) >= 1)) 2>/dev/null && break
+      ((SECONDS < deadline)) || lab_fail "kill: no loss to vm2 within 30 s: $j0"
+      sleep 0.2
     done
-    [[ -n $t_lost ]] || lab_fail "kill: no loss to vm2 counted within 30 s"
-    lab_log "kill: first loss to vm2 counted $((t_lost - t_recv)) ms after the last pong from it was counted (interval 100 ms, timeout 95 ms)"
-    ((t_lost - t_recv < 2000)) || { lab_log "FAIL kill: loss seen only after $((t_lost - t_recv)) ms"; bad=1; }
-    scrape "$m.k2"
-    sleep 3
+    since=$(pair_field "$j0" vm2 .loss_streak_since_unix)
+    answered=$(pair_field "$j0" vm2 .last_answered_ping_sent_unix)
+    bound=$(awk -v s="$since" -v a="$answered" 'BEGIN {printf "%d", (s - a) * 1000}')
+    lab_log "kill: loss to vm2 counted ${bound} ms after the newest ping vm2 answered was sent (the kill came after that send; interval 1 s, timeout 0.5 s)"
+    ((bound > 0 && bound <= 2000)) || { lab_log "FAIL kill: not detected within 2 intervals"; bad=1; }
+    k=$(pair_field "$j0" vm2 .sent)
+    deadline=$((SECONDS + 60))
+    while :; do # five more pings to vm2
+      sleep 1
+      j1=$(ud_debug) || continue
+      (($(pair_field "$j1" vm2 .sent) >= k + 5)) && break
+      ((SECONDS < deadline)) || lab_fail "kill: fewer than 5 pings to vm2 in 60 s"
+    done
+    lab_log "kill: vm2 sent $(pair_field "$j0" vm2 .sent) -> $(pair_field "$j1" vm2 .sent), received $(pair_field "$j0" vm2 .received) -> $(pair_field "$j1" vm2 .received), late $(pair_field "$j0" vm2 .late) -> $(pair_field "$j1" vm2 .late), loss streak $(pair_field "$j1" vm2 .loss_streak)"
+    if [[ $(pair_field "$j1" vm2 .received) != "$(pair_field "$j0" vm2 .received)" ||
+      $(pair_field "$j1" vm2 .late) != "$(pair_field "$j0" vm2 .late)" ]] ||
+      (($(pair_field "$j1" vm2 .loss_streak) < 5)); then
+      lab_log "FAIL kill: not 100 % loss to vm2"
+      bad=1
+    fi
+    lab_log "kill: $other (alive) received $(pair_field "$j0" "$other" .received) -> $(pair_field "$j1" "$other" .received), lost $(pair_field "$j0" "$other" .lost) -> $(pair_field "$j1" "$other" .lost), loss streak $(pair_field "$j1" "$other" .loss_streak)"
+    (($(pair_field "$j1" "$other" .loss_streak) == 0 &&
+      $(pair_field "$j1" "$other" .received) >= $(pair_field "$j0" "$other" .received) + 4)) ||
+      { lab_log "FAIL kill: $other affected"; bad=1; }
+    res2=$(rdma_res)
+    lab_log "RDMA resources after two reloads and the kill: $res2"
+    [[ $res2 == "$res1" ]] || { lab_log "FAIL RDMA resources changed: $res1 -> $res2"; bad=1; }
     scrape "$m.k3"
-    d_sent=$(delta "$m.k2" "$m.k3" "rxe_ud_ping_sent_total{$l2}")
-    d_recv=$(delta "$m.k2" "$m.k3" "rxe_ud_ping_received_total{$l2}")
-    d_lost=$(delta "$m.k2" "$m.k3" "rxe_ud_ping_lost_total{$l2}")
-    d_late=$(delta "$m.k2" "$m.k3" "rxe_ud_ping_late_total{$l2}")
-    lab_log "kill: vm2 over 3 s: sent $d_sent received $d_recv lost $d_lost (late $d_late)"
-    ((d_recv == 0 && d_late == 0 && d_lost >= 20)) || { lab_log "FAIL kill: not 100 % loss to vm2"; bad=1; }
-    d_lost=$(delta "$m.k0" "$m.k3" "rxe_ud_ping_lost_total{$(L "$other")}")
-    d_late=$(delta "$m.k0" "$m.k3" "rxe_ud_ping_late_total{$(L "$other")}")
-    d_recv=$(delta "$m.k0" "$m.k3" "rxe_ud_ping_received_total{$(L "$other")}")
-    lab_log "kill: $other (alive) received $d_recv lost $d_lost (late $d_late) meanwhile"
-    ((d_lost - d_late <= 0 && d_recv >= 20)) || { lab_log "FAIL kill: $other affected"; bad=1; }
     grep '^rxe_ud_ping_\(address_fetches\|pongs_sent\|malformed\|not_allowed\|skipped\)' "$m.k3" | sed 's/^/final: /'
     ((bad == 0)) || lab_fail "peer killed"
   fi
