@@ -193,8 +193,12 @@ void UdMesh::Apply(const config::Config& cfg, std::optional<SourceAcl> acl) {
   if (threads_.empty()) {
     stopping_ = false;
     cancel_ = false;
-    for (uint32_t i = 0; i < kFetchWorkers; ++i) threads_.emplace_back([this] { Worker(); });
     threads_.emplace_back([this] { Ticker(); });
+  }
+  if (threads_.size() == 1 && !targets_.empty()) {  // fetchers on first use: a daemon without
+    for (uint32_t i = 0; i < kFetchWorkers; ++i) {   // ud_ping modules runs none of them
+      threads_.emplace_back([this] { Worker(); });
+    }
   }
 }
 
@@ -324,14 +328,15 @@ void UdMesh::Ticker() {
 }
 
 void UdMesh::Stop() {
+  std::vector<std::thread> threads;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
     cancel_ = true;
+    threads.swap(threads_);
   }
   cv_.notify_all();
-  for (auto& t : threads_) t.join();
-  threads_.clear();
+  for (auto& t : threads) t.join();
   std::lock_guard lock(mu_);
   Drain();
   for (auto& [dev, d] : devices_) {

@@ -64,6 +64,11 @@ class UdMesh {
   /// /debug/ud_mesh: every pair's fetch state, address, counters, loss streak, newest pong
   /// and recent RTT medians, and the devices' endpoints (probes/ud_debug.h).
   std::string DebugJson();
+  /// Threads running: the ticker, plus the fetch workers once a ud_ping module has peers.
+  size_t threads() {
+    std::lock_guard lock(mu_);
+    return threads_.size();
+  }
   /// Endpoint creations that failed (for tests and logs).
   uint64_t endpoint_failures() {
     std::lock_guard lock(mu_);

@@ -114,5 +114,28 @@ TEST(UdMesh, FailedFetchesAreCountedAndRetriedLater) {
   EXPECT_EQ(json.find(R"("module":"lat")"), std::string::npos) << "only ud_ping pairs: " << json;
 }
 
+TEST(UdMesh, FetchWorkersStartOnlyWithUdPingTargets) {
+  auto plain = config::LoadString("peers: [{name: b, address: 10.0.0.2}]\nmodules:\n"
+                                  "  lat: {type: send_lat}\n", "t.yml");
+  auto mesh_cfg = config::LoadString("peers: [{name: b, address: 10.0.0.2}]\nmodules:\n"
+                                     "  m: {type: ud_ping}\n", "t.yml");
+  ASSERT_TRUE(plain.ok() && mesh_cfg.ok());
+  std::atomic<bool> release{false};
+  UdMesh mesh([&](const config::Module&, const config::Peer&, const std::atomic<bool>&) {
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ProbeOutcome{};
+  });
+  EXPECT_EQ(mesh.threads(), 0u);
+  mesh.Apply(*plain, std::nullopt);
+  EXPECT_EQ(mesh.threads(), 1u) << "the ticker only: no fetch workers without ud_ping";
+  mesh.Apply(*mesh_cfg, std::nullopt);
+  EXPECT_EQ(mesh.threads(), 1 + UdMesh::kFetchWorkers);
+  mesh.Apply(*mesh_cfg, std::nullopt);
+  EXPECT_EQ(mesh.threads(), 1 + UdMesh::kFetchWorkers) << "started once";
+  release = true;
+  mesh.Stop();
+  EXPECT_EQ(mesh.threads(), 0u);
+}
+
 }  // namespace
 }  // namespace rxe::probes

@@ -11,7 +11,7 @@ set -euo pipefail
 
 BIN=$LAB_BUILD/exporter/rxe_exporter
 SOAK_PROBES=${1:-10000}  # (lab.sh passes no environment to the VM: arguments)
-WARMUP_PROBES=500
+WARMUP_PROBES=2000  # the 10,063-probe run's RSS was still rising until ~2,000 probes, flat after
 SAMPLE_S=15
 DEADLINE_S=6600
 PEERS=25  # peer names (all this host): 4 modules x 25 = 100 pairs
@@ -115,6 +115,11 @@ printf '%-22s %12s %12s %10s\n' "fds" "$IDLE_FDS" "$fds" "$((fds - IDLE_FDS))"
 printf '%-22s %12s %12s %10s\n' "threads" "$IDLE_THREADS" "$thr" "$((thr - IDLE_THREADS))"
 printf '%-22s %12s %12s\n' "max fds / threads" "" "$MAX_FDS / $MAX_THREADS"
 echo "rdma resources: $IDLE_RES -> $res"
+# The trend while probing (not two idle points that malloc's caching can move): least-squares
+# slope of RSS over the probes completed, over the samples after the warm-up.
+awk -v w="$WARM_AT" 'NR > 1 && $2 > w {n++; sx += $2; sy += $3; sxx += $2 * $2; sxy += $2 * $3}
+  END {if (n > 2) {b = (n * sxy - sx * sy) / (n * sxx - sx * sx)
+    printf "rss trend while probing (%d samples after warm-up): %.4f kB/probe = %.0f kB per 10,000 probes\n", n, b, b * 1e4}}' "$SAMPLES"
 
 kill -TERM "$DAEMON"
 lab_bg_wait "$DAEMON" 30 || lab_fail "daemon did not stop"

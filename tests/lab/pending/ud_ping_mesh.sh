@@ -45,7 +45,7 @@ write_config() { # FILE WITH_SEND_LAT(0|1) [INTERVAL TIMEOUT]
     done
     echo "modules:"
     echo "  mesh: {type: ud_ping, interval: ${3:-100ms}, timeout: ${4:-95ms}}"
-    (($2)) && echo "  lat: {type: send_lat, interval: 6s, timeout: 5s, iterations: 500}"
+    (($2)) && echo "  lat: {type: send_lat, interval: 6s, timeout: 5s, iterations: 200}"
     true
   } >"$1"
 }
@@ -213,14 +213,14 @@ main() {
       (($(jq --arg p "$peer" '[.pairs[] | select(.module == "lat" and .peer == $p) | .results[] | select(.success)] | length' <<<"$j") >= 3)) || ok=0
     done
     ((ok)) && break
-    ((SECONDS < deadline)) || lab_fail "send_lat probes did not succeed 3 times in 120 s"
+    ((SECONDS < deadline)) || lab_fail "send_lat probes did not succeed 3 times in 120 s: $(jq -c '[.pairs[] | select(.module == "lat") | {peer, probes, results: [.results[] | {success, duration_seconds, failure}]}]' <<<"$j")"
   done
   qpn_after=$(ud_qpns)
   lab_log "UD QPNs before/after reload: $qpn_before / $qpn_after"
   [[ $qpn_before == "$qpn_after" ]] || { lab_log "FAIL the reload replaced the UD QP"; bad=1; }
   local rc_rtt ratio
   for peer in $(peer_names); do
-    # The median of the newest three probes' medians (each 500 iterations), x 2: a round trip.
+    # The median of the newest three probes' medians (each 200 iterations), x 2: a round trip.
     rc_rtt=$(jq --arg p "$peer" '[.pairs[] | select(.module == "lat" and .peer == $p) | .results[] | select(.success) | .latency.median_seconds][0:3] | sort | .[1] * 2' <<<"$j")
     ratio=$(awk -v u="${ud_net[$peer]}" -v r="$rc_rtt" 'BEGIN {printf "%.2f", r > 0 ? u / r : -1}')
     lab_log "rtt: $peer ud_ping network RTT median $(us "${ud_net[$peer]}") us (total $(us "${ud_total[$peer]}") us, 64 pings, idle); send_lat RTT (2 x median) $(us "$rc_rtt") us; ratio $ratio"
