@@ -94,13 +94,15 @@ lab_wait_listen 19791 60 || lab_fail "exporter did not listen: $(tail -5 "$W/exp
 lab_barrier exporters-up 180
 
 if ((LAB_INDEX == 1)); then # host1 delays its egress towards host2 only
-  lab_wait_signal apply-netem $((HEALTHY_SECONDS + 300)) || exit 1
+  # Bounded by the lab's timeout (720 s, the header) and by vm0's lab_abort, not by a guess of
+  # how long vm0's healthy phase takes: at 6x vCPU overcommit it outlasted HEALTHY_SECONDS + 300.
+  lab_wait_signal apply-netem 720 || exit 1
   tc qdisc change dev "$LAB_NETDEV" parent 1:3 handle 30: netem delay "$((BASE_DELAY + EXTRA_DELAY))ms"
   lab_log "netem delay on $LAB_NETDEV towards ${IPS[2]} (host2): ${BASE_DELAY}ms -> $((BASE_DELAY + EXTRA_DELAY))ms"
   lab_signal netem-applied
 fi
 if ((LAB_INDEX != 0)); then
-  lab_wait_signal e2e-done $((HEALTHY_SECONDS + FIRE_TIMEOUT + 400)) || exit 1
+  lab_wait_signal e2e-done 720 || exit 1
   lab_log "done"
   exit 0
 fi
