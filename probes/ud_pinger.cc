@@ -15,8 +15,9 @@ namespace rxe::probes::ud {
 namespace {
 
 // Pings due within this much of a wake-up are sent at that wake-up (at 1,000 peers and a
-// 10 s interval: 5 pings per wake-up instead of 1).
-constexpr auto kPingBatch = std::chrono::milliseconds(50);
+// 10 s interval: 5 pings per wake-up instead of 1); at most 1/20 of the interval, so short
+// intervals stay spread out.
+constexpr auto kMaxPingBatch = std::chrono::milliseconds(50);
 
 uint64_t Nanos(Clock::time_point t) {
   return static_cast<uint64_t>(
@@ -243,19 +244,20 @@ void Pinger::Run() {
   // one event, on the first completion added after it (Endpoint::Create armed it).
   bool rearm = false;       // completions were polled or an event was read since the last arm
   bool event_read = false;  // the last arm's event was read already
+  const auto ping_batch = std::min<Clock::duration>(kMaxPingBatch, opts_.interval / 20);
   const auto channel_failed = [](const ProbeFailure& f) {
     log::Error("ud_ping: completion channel failed", {{"error", f.detail}});
   };
   while (!stop_) {
     Clock::time_point now = Clock::now();
     ApplyPeers(now);
-    // Send every ping that is due now or within kPingBatch (a few pings per wake-up, each
+    // Send every ping that is due now or within `ping_batch` (a few pings per wake-up, each
     // peer still pinged once per interval), not on a QP in the error state. Each ping is
     // timestamped just before its post, and the CQ is drained after each one, so a pong that
     // arrives meanwhile waits for no other ping's post.
     while (schedule_ && !broken_) {
       const auto next = schedule_->Next();
-      if (!next || next->first > now + kPingBatch) break;
+      if (!next || next->first > now + ping_batch) break;
       SendPing(next->second, Clock::now());
       schedule_->Advance(now);
       if (HandleCompletions() > 0) rearm = true;
