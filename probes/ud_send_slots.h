@@ -33,8 +33,8 @@ class SendSlots {
   bool ShouldSignal() const { return unsignaled_run_ + 1 >= signal_every_ || free_.empty(); }
   /// The acquired `slot`'s send was posted to `to`, with `tag` (returned by tag()).
   void Posted(uint32_t slot, uint64_t tag, const Gid& to, bool signaled);
-  /// The tag and destination of a posted slot (meaningful until it is freed).
-  uint64_t tag(uint32_t slot) const { return slots_[slot].tag; }
+  /// The tag of a posted slot (meaningful until it is freed; 0 for a slot out of range).
+  uint64_t tag(uint32_t slot) const { return slot < slots_.size() ? slots_[slot].tag : 0; }
   /// A send completion for `slot` arrived: frees the sends posted before it (completed, in
   /// order) and `slot` itself, oldest first, calling on_free(slot, destination) for each.
   /// A slot that is not posted (duplicate or unknown completion) frees nothing.

@@ -80,6 +80,7 @@ TEST(UdSendSlots, UnknownOrRepeatedCompletionFreesNothing) {
   EXPECT_TRUE(Complete(s, a).empty()) << "already freed";
   EXPECT_TRUE(Complete(s, 7).empty()) << "never posted";
   EXPECT_TRUE(Complete(s, 99).empty()) << "out of range";
+  EXPECT_EQ(s.tag(99), 0u) << "a bogus completion's slot reads no tag";
   EXPECT_EQ(s.free_count(), 8u);
 }
 
