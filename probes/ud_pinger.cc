@@ -289,7 +289,7 @@ void Pinger::Run() {
     }
     // Sleep until the next ping, the next timeout or a completion / wake-up.
     Clock::time_point wake = now + std::chrono::seconds(1);
-    if (schedule_) {
+    if (schedule_ && !broken_) {  // a broken QP sends nothing: its overdue ping must not spin
       if (auto next = schedule_->Next()) wake = std::min(wake, next->first);
     }
     if (auto d = tracker_.NextDeadline()) wake = std::min(wake, *d);
