@@ -244,13 +244,13 @@ void Pinger::Run() {
   // one event, on the first completion added after it (Endpoint::Create armed it).
   bool rearm = false;       // completions were polled or an event was read since the last arm
   bool event_read = false;  // the last arm's event was read already
-  const auto ping_batch = std::min<Clock::duration>(kMaxPingBatch, opts_.interval / 20);
   const auto channel_failed = [](const ProbeFailure& f) {
     log::Error("ud_ping: completion channel failed", {{"error", f.detail}});
   };
   while (!stop_) {
     Clock::time_point now = Clock::now();
     ApplyPeers(now);
+    const auto ping_batch = std::min<Clock::duration>(kMaxPingBatch, opts_.interval / 20);
     // Send every ping that is due now or within `ping_batch` (a few pings per wake-up, each
     // peer still pinged once per interval), not on a QP in the error state. Each ping is
     // timestamped just before its post, and the CQ is drained after each one, so a pong that
