@@ -97,7 +97,7 @@ std::optional<ProbeFailure> Endpoint::Build() {
   init.cap.max_send_sge = 1;
   init.cap.max_recv_sge = 1;
   init.qp_type = IBV_QPT_UD;
-  init.sq_sig_all = 1;  // every send completes: frees its slot, reports a failed send
+  init.sq_sig_all = 0;  // only sends with IBV_SEND_SIGNALED (and failed ones) complete
   qp_.reset(ibv_create_qp(pd_.get(), &init));
   if (!qp_) return Errno("ibv_create_qp (UD)");
 
@@ -127,9 +127,7 @@ std::optional<ProbeFailure> Endpoint::Build() {
   for (uint32_t s = 0; s < opts_.recv_slots; ++s) {
     if (auto f = RepostRecv(s)) return f;
   }
-  send_tags_.assign(opts_.send_slots, 0);
-  send_gids_.assign(opts_.send_slots, std::nullopt);
-  for (uint32_t s = opts_.send_slots; s > 0; --s) free_send_slots_.push_back(s - 1);
+  send_slots_.emplace(opts_.send_slots, opts_.signal_every);
   if (int r = ibv_req_notify_cq(cq_.get(), 0)) return Errno("ibv_req_notify_cq", r);
   return std::nullopt;
 }
@@ -140,16 +138,11 @@ Endpoint::~Endpoint() {
 
 EndpointAddress Endpoint::Address() const { return {gid_, qp_->qp_num, opts_.qkey}; }
 
-std::optional<uint32_t> Endpoint::AcquireSendSlot() {
-  if (free_send_slots_.empty()) return std::nullopt;
-  const uint32_t s = free_send_slots_.back();
-  free_send_slots_.pop_back();
-  return s;
-}
+std::optional<uint32_t> Endpoint::AcquireSendSlot() { return send_slots_->Acquire(); }
 
 std::span<uint8_t> Endpoint::SendPayload(uint32_t slot) {
   uint8_t* base = buffer_.get() + (size_t{opts_.recv_slots} + slot) * SlotBytes();
-  return {base, capacity_};
+  return {base, opts_.message_bytes};
 }
 
 bool Endpoint::QpInError() const {
@@ -202,7 +195,7 @@ std::optional<ProbeFailure> Endpoint::PostSend(uint32_t slot, const EndpointAddr
   ibv_ah* ah = AddressHandle(to.gid);
   if (ah == nullptr) {
     const int err = errno;
-    free_send_slots_.push_back(slot);
+    send_slots_->Release(slot);
     return Fail(FailureReason::kNoRoute,
                 "ibv_create_ah to " + GidToString(to.gid) + ": " + std::strerror(err));
   }
@@ -210,23 +203,26 @@ std::optional<ProbeFailure> Endpoint::PostSend(uint32_t slot, const EndpointAddr
   ibv_sge sge{};
   sge.addr = reinterpret_cast<uintptr_t>(payload.data());
   sge.length = length == 0 ? opts_.message_bytes : std::min(length, capacity_);
+  if (sge.length > payload.size()) {  // a longer send (a pong as long as its ping): zero padding
+    std::memset(payload.data() + payload.size(), 0, sge.length - payload.size());
+  }
   sge.lkey = mr_->lkey;
   ibv_send_wr wr{};
   wr.wr_id = slot;
   wr.sg_list = &sge;
   wr.num_sge = 1;
   wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
+  const bool signaled = send_slots_->ShouldSignal();
+  wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
   wr.wr.ud.ah = ah;
   wr.wr.ud.remote_qpn = to.qpn;
   wr.wr.ud.remote_qkey = to.qkey;
   ibv_send_wr* bad = nullptr;
   if (int r = ibv_post_send(qp_.get(), &wr, &bad)) {
-    free_send_slots_.push_back(slot);
+    send_slots_->Release(slot);
     return Errno("ibv_post_send (UD)", r);
   }
-  send_tags_[slot] = tag;
-  send_gids_[slot] = to.gid;
+  send_slots_->Posted(slot, tag, to.gid, signaled);
   ++ahs_.at(to.gid).in_flight;
   return std::nullopt;
 }
@@ -254,53 +250,64 @@ std::optional<ProbeFailure> Endpoint::RepostRecv(uint32_t slot) {
 
 int Endpoint::event_fd() const { return channel_->fd; }
 
-std::optional<ProbeFailure> Endpoint::AckEventAndRearm() {
+ProbeResult<bool> Endpoint::TakeEvent() {
   ibv_cq* ev_cq = nullptr;
   void* ev_ctx = nullptr;
-  while (ibv_get_cq_event(channel_.get(), &ev_cq, &ev_ctx) == 0) {
-    // ibv_ack_cq_events takes a mutex: ack in batches, as the man page advises.
-    if (++unacked_events_ >= 64) {
-      ibv_ack_cq_events(cq_.get(), unacked_events_);
-      unacked_events_ = 0;
-    }
+  if (ibv_get_cq_event(channel_.get(), &ev_cq, &ev_ctx) != 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
+    return Errno("ibv_get_cq_event");
   }
-  if (errno != EAGAIN && errno != EWOULDBLOCK) return Errno("ibv_get_cq_event");
+  // ibv_ack_cq_events takes a mutex: ack in batches, as the man page advises.
+  if (++unacked_events_ >= 64) {
+    ibv_ack_cq_events(cq_.get(), unacked_events_);
+    unacked_events_ = 0;
+  }
+  return true;
+}
+
+std::optional<ProbeFailure> Endpoint::Arm() {
   if (int r = ibv_req_notify_cq(cq_.get(), 0)) return Errno("ibv_req_notify_cq", r);
   return std::nullopt;
 }
 
-std::vector<Completion> Endpoint::Poll() {
+size_t Endpoint::Poll(std::vector<Completion>& out) {
+  out.clear();
   std::array<ibv_wc, kPollBatch> wcs;
   const int n = ibv_poll_cq(cq_.get(), kPollBatch, wcs.data());
-  std::vector<Completion> out;
-  if (n <= 0) return out;
-  out.reserve(static_cast<size_t>(n));
+  if (n <= 0) return 0;
   for (int i = 0; i < n; ++i) {
     const ibv_wc& wc = wcs[static_cast<size_t>(i)];
-    Completion c;
-    c.is_send = (wc.wr_id & kRecvFlag) == 0;
-    c.slot = static_cast<uint32_t>(wc.wr_id & 0xffffffffu);
-    c.ok = wc.status == IBV_WC_SUCCESS;
-    if (!c.ok) c.status = ibv_wc_status_str(wc.status);
-    if (c.is_send) {
-      c.send_tag = send_tags_[c.slot];
-      if (auto& g = send_gids_[c.slot]) {
-        if (auto it = ahs_.find(*g); it != ahs_.end() && it->second.in_flight > 0) {
+    const bool is_send = (wc.wr_id & kRecvFlag) == 0;
+    const auto slot = static_cast<uint32_t>(wc.wr_id & 0xffffffffu);
+    const bool ok = wc.status == IBV_WC_SUCCESS;
+    if (is_send) {
+      // This send and the unsignaled ones posted before it are done (in order on the QP).
+      const uint64_t tag = send_slots_->tag(slot);
+      send_slots_->Complete(slot, [this](uint32_t, const Gid& to) {
+        if (auto it = ahs_.find(to); it != ahs_.end() && it->second.in_flight > 0) {
           --it->second.in_flight;
         }
-        g.reset();
-      }
-      free_send_slots_.push_back(c.slot);
-    } else {
-      c.byte_len = wc.byte_len;
-      c.src_qp = wc.src_qp;
-      if (c.ok && (wc.wc_flags & IBV_WC_GRH)) {
-        c.src_gid = SourceGidFromGrh({buffer_.get() + size_t{c.slot} * SlotBytes(), kGrhBytes});
-      }
+      });
+      if (ok) continue;
+      Completion& c = out.emplace_back();
+      c.is_send = true;
+      c.ok = false;
+      c.status = ibv_wc_status_str(wc.status);
+      c.slot = slot;
+      c.send_tag = tag;
+      continue;
     }
-    out.push_back(std::move(c));
+    Completion& c = out.emplace_back();
+    c.slot = slot;
+    c.ok = ok;
+    if (!ok) c.status = ibv_wc_status_str(wc.status);
+    c.byte_len = wc.byte_len;
+    c.src_qp = wc.src_qp;
+    if (ok && (wc.wc_flags & IBV_WC_GRH)) {
+      c.src_gid = SourceGidFromGrh({buffer_.get() + size_t{slot} * SlotBytes(), kGrhBytes});
+    }
   }
-  return out;
+  return static_cast<size_t>(n);
 }
 
 }  // namespace rxe::probes::ud

@@ -20,6 +20,7 @@
 
 #include "probes/engine.h"
 #include "probes/gid_select.h"
+#include "probes/ud_send_slots.h"
 #include "probes/verbs_raii.h"
 
 namespace rxe::probes::ud {
@@ -41,18 +42,22 @@ struct EndpointOptions {
   uint32_t message_bytes = 64;  // payload of each ping/pong (>= ud::kHeaderBytes, <= active MTU)
   uint32_t recv_slots = 256;
   uint32_t send_slots = 128;
+  /// A send asks for a completion at least every this many sends (the others are posted
+  /// unsignaled and reclaimed in order by it: probes/ud_send_slots.h).
+  uint32_t signal_every = 32;
   /// Cached address handles (one per destination GID: peers pinged and pingers answered);
   /// beyond this the least recently used one without a send in flight is destroyed.
   uint32_t max_address_handles = 4096;
 };
 
-/// A polled completion, decoded for the loop.
+/// A polled completion, decoded for the loop: every receive, and the sends that failed
+/// (successful send completions only free send slots and are not returned).
 struct Completion {
   bool is_send = false;
   bool ok = true;
   std::string status;      // ibv_wc_status_str when !ok
   uint32_t slot = 0;       // receive slot (repost it with RepostRecv) or send slot (freed already)
-  uint64_t send_tag = 0;   // the tag given to PostSend
+  uint64_t send_tag = 0;   // the tag given to PostSend of the failed send
   uint32_t byte_len = 0;   // receives: bytes including the GRH
   uint32_t src_qp = 0;     // receives: the sender's QPN (from the packet's headers)
   std::optional<Gid> src_gid;  // receives: the sender's GID from the GRH (nullopt: unreadable)
@@ -81,23 +86,32 @@ class Endpoint {
 
   /// A free send slot's payload buffer, or empty when every send slot is in flight.
   std::optional<uint32_t> AcquireSendSlot();
+  /// The first message_bytes of the slot's buffer (what a send of the default length
+  /// carries; PostSend zeroes what a longer send adds beyond it).
   std::span<uint8_t> SendPayload(uint32_t slot);
   /// Posts the send slot's message (`length` bytes, 0 = message_bytes, at most capacity) to
   /// `to` (address handle from the cache, created on first use). On failure the slot is
-  /// released. `tag` comes back in its completion.
+  /// released. Usually unsignaled (no completion unless it fails); `tag` comes back in the
+  /// completion of a failed send.
   std::optional<ProbeFailure> PostSend(uint32_t slot, const EndpointAddress& to, uint64_t tag,
                                        uint32_t length = 0);
   /// The payload of a completed receive (after the GRH area), `byte_len` as in the completion.
   std::span<const uint8_t> RecvPayload(uint32_t slot, uint32_t byte_len) const;
   std::optional<ProbeFailure> RepostRecv(uint32_t slot);
 
-  /// The completion channel's fd (readable when ArmNotify()'s event fired).
+  /// The completion channel's fd (readable once an event of Arm() fired).
   int event_fd() const;
-  /// Consumes a pending channel event (call when event_fd is readable) and re-arms.
-  std::optional<ProbeFailure> AckEventAndRearm();
+  /// Reads one pending channel event, non-blocking (acknowledged in batches): true if there
+  /// was one. An arm fires at most one event (on the first completion added after it).
+  ProbeResult<bool> TakeEvent();
+  /// Asks for an event on the next completion (ibv_req_notify_cq). Completions already in the
+  /// CQ fire none: poll again after arming.
+  std::optional<ProbeFailure> Arm();
   static constexpr int kPollBatch = 32;
-  /// Polls up to kPollBatch completions (non-blocking); send slots are released here.
-  std::vector<Completion> Poll();
+  /// Polls up to kPollBatch completions (non-blocking) into `out` (cleared first); send
+  /// slots are released here. Returns the number of completions polled, including the
+  /// successful send completions that are not put in `out`.
+  size_t Poll(std::vector<Completion>& out);
   /// Drops the cached address handle of `gid` (the peer moved or restarted).
   void ForgetAddress(const Gid& gid);
 
@@ -131,9 +145,7 @@ class Endpoint {
   std::list<Gid> lru_;  // most recently used first
   uint64_t ah_evictions_ = 0;
   uint32_t capacity_ = 0;
-  std::vector<uint32_t> free_send_slots_;
-  std::vector<uint64_t> send_tags_;
-  std::vector<std::optional<Gid>> send_gids_;  // the AH each in-flight send slot uses
+  std::optional<SendSlots> send_slots_;
   unsigned unacked_events_ = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "probes/responder_acl.h"
 #include "probes/ud_endpoint.h"
 #include "probes/ud_ping_tracker.h"
+#include "probes/ud_report_table.h"
 
 namespace rxe::probes::ud {
 
@@ -79,6 +80,7 @@ class Pinger {
   /// New interval/timeout (thread-safe; applied at the loop's next wake-up): the endpoint,
   /// its QPN and the counters stay; outstanding pings are forgotten, not counted lost.
   void SetTiming(PingerOptions opts);
+  /// The reports that changed since the previous call (all of them after SetPeers).
   std::vector<PeerReport> TakeReport();
   /// Sources whose pings are answered (thread-safe): the responder's ACL; null = none.
   void SetSourceFilter(std::shared_ptr<const SourceAcl> acl);
@@ -93,7 +95,7 @@ class Pinger {
   void Run();
   void ApplyPeers(Clock::time_point now);
   void SendPing(size_t peer, Clock::time_point now);
-  void HandleCompletions();
+  size_t HandleCompletions();  // the number of completions polled
   void HandleReceive(const Completion& c, Clock::time_point now);
   void Wake();
 
@@ -110,7 +112,7 @@ class Pinger {
   std::vector<PeerTarget> next_peers_;
   bool peers_changed_ = false;
   PingerOptions next_opts_;
-  std::map<std::string, PeerReport> reports_;
+  ReportTable<PeerReport> reports_;
   LoopCounters counters_;
   std::shared_ptr<const SourceAcl> acl_;
 
