@@ -46,7 +46,7 @@ write_config() { # FILE WITH_SEND_LAT(0|1) [INTERVAL TIMEOUT]
     done
     echo "modules:"
     echo "  mesh: {type: ud_ping, interval: ${3:-100ms}, timeout: ${4:-95ms}}"
-    (($2)) && echo "  lat: {type: send_lat, interval: 6s, timeout: 5s, iterations: 200}"
+    (($2)) && echo "  lat: {type: send_lat, interval: 6s, timeout: 5s, iterations: 30}"
     true
   } >"$1"
 }
@@ -227,7 +227,9 @@ main() {
   local rc_rtt ratio
   for peer in $(peer_names); do
     ((compared)) || break
-    # The median of the newest three probes' medians (each 200 iterations), x 2: a round trip.
+    # The median of the newest three probes' medians, x 2: a round trip. 30 iterations each: a
+    # busy-polling RC ping-pong between TCG VMs takes 10-60 ms per round trip (200 iterations
+    # missed the 5 s deadline in every run).
     rc_rtt=$(jq --arg p "$peer" '[.pairs[] | select(.module == "lat" and .peer == $p) | .results[] | select(.success) | .latency.median_seconds][0:3] | sort | .[1] * 2' <<<"$j")
     ratio=$(awk -v u="${ud_net[$peer]}" -v r="$rc_rtt" 'BEGIN {printf "%.2f", r > 0 ? u / r : -1}')
     lab_log "rtt: $peer ud_ping network RTT median $(us "${ud_net[$peer]}") us (total $(us "${ud_total[$peer]}") us, 64 pings, idle); send_lat RTT (2 x median) $(us "$rc_rtt") us; ratio $ratio"
