@@ -164,10 +164,12 @@ check_counters() {
 }
 
 # ---------------------------------------------------------------- vm1: the good client
-# good NAME [SECONDS=DURATION]: one write_bw probe with the right key; prints its MiB/s.
+# good NAME [SECONDS=DURATION]: one write_bw probe with the right key; prints its MiB/s. Its
+# deadline is the data phase + 60 s: draining 128 x 64 KiB in flight and the DONE took over the
+# tool's default 10 s on a starved host (a 60 s probe failed at 70 s).
 good() {
-  local out=$LAB_OUT/good.$1.txt
-  "$PEER_ONCE" --peer "$RESPONDER" --type write_bw -s 65536 -t 128 -D "${2:-$DURATION}" \
+  local out=$LAB_OUT/good.$1.txt secs=${2:-$DURATION}
+  "$PEER_ONCE" --peer "$RESPONDER" --type write_bw -s 65536 -t 128 -D "$secs" --timeout $((secs + 60)) \
     --psk-file "$LAB_OUT/psk.good" >"$out" 2>&1 || lab_fail "good probe '$1' failed: $(grep RESULT "$out" || tail -n 5 "$out")"
   sed -n 's/^RESULT .* bw_mib_s=\([0-9.]*\) .*/\1/p' "$out"
 }
@@ -183,7 +185,7 @@ client() {
   lab_signal attacked-start
   good attacked "$ATTACKED_DURATION" >"$LAB_OUT/bw.attacked" &
   pid=$!
-  lab_bg_wait "$pid" $((ATTACKED_DURATION + 90)) || lab_fail "the attacked probe failed"
+  lab_bg_wait "$pid" $((ATTACKED_DURATION + 120)) || lab_fail "the attacked probe failed"
   bw1=$(cat "$LAB_OUT/bw.attacked")
   lab_log "during the attacks: $bw1 MiB/s"
   lab_wait_signal concurrency-checked 60
