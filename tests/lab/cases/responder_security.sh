@@ -60,7 +60,7 @@ responder() {
     echo '  listen_addresses: [":19792"]'
     echo '  allowed_cidrs: ["10.77.0.0/24"]'
     echo '  psk_file: psk'
-    echo '  max_session_duration: 60s'
+    echo '  max_session_duration: 150s'  # > ATTACKED_DURATION + set-up and drain
   } >"$dir/rxe_exporter.yml"
   ip addr add "$UNLISTED_NET.10/24" dev "$LAB_NETDEV"
   "$BIN" --config.file "$dir/rxe_exporter.yml" --web.listen-address=:19791 >"$LAB_OUT/daemon.log" 2>&1 &
