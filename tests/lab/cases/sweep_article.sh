@@ -39,7 +39,10 @@ print(next(p["median"] for p in d["points"] if p["value"]==sys.argv[2]))' "$LAB_
 sweeper() {
   local out=$LAB_OUT/sweep rc=0 f pid
   start_responder
-  timeout 780 "$BIN" sweep --peer "$PEER" --preset article --repeat 3 --duration 1s \
+  # --timeout 45s (default 15s on top of the duration): a 1 MiB point drains tx_depth 128 x 1 MiB
+  # after its second; at the ~7 MB/s of a starved lab host that took over 15 s (0/3 in a
+  # clean-clone run at 6x vCPU overcommit).
+  timeout 780 "$BIN" sweep --peer "$PEER" --preset article --repeat 3 --duration 1s --timeout 45s \
     --output-dir "$out" >"$LAB_OUT/sweep.stdout" 2>"$LAB_OUT/sweep.stderr" || rc=$?
   cat "$LAB_OUT/sweep.stdout"
   ((rc == 0)) || lab_fail "sweep exited $rc: $(tail -20 "$LAB_OUT/sweep.stderr")"
