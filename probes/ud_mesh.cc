@@ -41,6 +41,8 @@ struct UdMesh::PeerState {
   std::optional<ud::EndpointAddress> address;
   std::optional<in_addr> local_ip;
   Clock::time_point last_attempt{};
+  // While the peer has no address and a fetch failed: the next ping slot counted unresolved.
+  std::optional<Clock::time_point> unresolved_due;
   std::map<std::string, uint64_t> lost, received, run;  // per module: last counters, loss run
 };
 
@@ -324,6 +326,29 @@ void UdMesh::Ticker() {
     for (auto& [name, ps] : peers_) {
       if (!ps->fetched && !ps->queued && now - ps->last_attempt >= gap) Enqueue(name);
     }
+    CountUnresolved(now);
+  }
+}
+
+void UdMesh::CountUnresolved(Clock::time_point now) {
+  // A peer pinged before keeps its last address (and shows loss); one never fetched has no
+  // pings at all: every interval after its first failed fetch counts as one unresolved slot per
+  // module, so a peer that was down when the daemon started still shows up in the loss rules.
+  std::set<std::string> due;
+  for (auto& [name, ps] : peers_) {
+    if (ps->address || !ps->failing) {
+      ps->unresolved_due.reset();
+      continue;
+    }
+    if (!ps->unresolved_due) ps->unresolved_due = ps->last_attempt;
+    if (now < *ps->unresolved_due) continue;
+    due.insert(name);
+    *ps->unresolved_due += timing_.interval;
+    if (*ps->unresolved_due <= now) *ps->unresolved_due = now + timing_.interval;  // no bursts
+  }
+  if (due.empty()) return;
+  for (const auto& t : targets_) {
+    if (due.count(t.peer.name)) stats_.CountUnresolved(t.module, t.peer.name);
   }
 }
 

@@ -89,6 +89,7 @@ class UdMesh {
   void Enqueue(const std::string& peer);  // mu_ held
   Device* DeviceFor(in_addr local_ip, const std::string& hint);  // mu_ held
   void PushPeers();  // mu_ held: SetPeers on every device whose target list changed
+  void CountUnresolved(Clock::time_point now);  // mu_ held: slots of never-fetched peers
   ud::PingerOptions Timing() const;
 
   UdAddressFetcher fetch_;

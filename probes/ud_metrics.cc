@@ -64,6 +64,11 @@ void AddSeries(Families& o, const Labels& l, const UdStats::Counts& c) {
         "ud_ping pings counted lost whose pong arrived after the timeout (a slow host or "
         "path, not a dropped packet); lost - late = pings never answered.",
         C, l, static_cast<double>(c.late));
+  o.Add("rxe_ud_ping_unresolved_total",
+        "ud_ping ping slots (one per interval) the peer could not be pinged in because its UD "
+        "address was never fetched (its control port did not answer); the loss rules count them "
+        "as lost.",
+        C, l, static_cast<double>(c.unresolved));
   o.Add("rxe_ud_ping_send_errors_total",
         "ud_ping pings that could not be sent (post or send completion failed, no free send "
         "slot); not network loss.",
@@ -90,6 +95,7 @@ void UdStats::Counts::Add(const Counts& o) {
   lost += o.lost;
   late += o.late;
   send_errors += o.send_errors;
+  unresolved += o.unresolved;
   samples += o.samples;
   for (size_t i = 0; i < buckets.size(); ++i) buckets[i] += o.buckets[i];
   network_sum += o.network_sum;
@@ -146,6 +152,11 @@ void UdStats::CountFetch(const std::string& module, bool ok) {
   auto it = fetches_.find(module);
   if (it == fetches_.end()) return;
   ++(ok ? it->second.first : it->second.second);
+}
+
+void UdStats::CountUnresolved(const std::string& module, const std::string& peer) {
+  auto it = pairs_.find({module, peer});
+  if (it != pairs_.end()) ++it->second.counts.unresolved;
 }
 
 void UdStats::SetDevice(const std::string& device, const ud::LoopCounters& c) {

@@ -33,6 +33,10 @@ class UdStats {
   /// that pair is added (a report below the previous one = a new pinger: all of it is new).
   void Fold(const std::string& module, const std::string& peer, const ud::PeerReport& r);
   void CountFetch(const std::string& module, bool ok);
+  /// One ping slot (interval) of a pair whose peer's UD address was never fetched: the peer
+  /// cannot be pinged, and the loss rules count the slot as lost (a peer down since the
+  /// daemon started would otherwise have no series that moves).
+  void CountUnresolved(const std::string& module, const std::string& peer);
   /// A device's loop counters (cumulative since that device's pinger started; `base` is
   /// what earlier pingers of the device counted, kept across a pinger's re-creation).
   void SetDevice(const std::string& device, const ud::LoopCounters& c);
@@ -42,7 +46,7 @@ class UdStats {
   std::vector<prometheus::MetricFamily> Families() const;
 
   struct Counts {
-    uint64_t sent = 0, received = 0, lost = 0, late = 0, send_errors = 0;
+    uint64_t sent = 0, received = 0, lost = 0, late = 0, send_errors = 0, unresolved = 0;
     uint64_t samples = 0;  // valid samples (histogram count)
     std::array<uint64_t, kLatencyBuckets.size()> buckets{};  // non-cumulative
     double network_sum = 0, total_sum = 0, responder_sum = 0;

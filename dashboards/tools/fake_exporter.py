@@ -197,6 +197,8 @@ def ud_ping(fam, host, hosts, el):
     fam("rxe_ud_ping_received_total", "counter", "Pongs received in time.",
         [(lbl(module=m, **pl), sent - lost[i]) for i, (m, pl, sent, _) in enumerate(series)])
     fam("rxe_ud_ping_send_errors_total", "counter", "Pings not sent.", [(lbl(module=m, **pl), 0) for m, pl, _, _ in series])
+    fam("rxe_ud_ping_unresolved_total", "counter", "Ping slots of peers whose address was never fetched.",
+        [(lbl(module=m, **pl), 0) for m, pl, _, _ in series])
     comps = {"total": 100e-6, "network": 70e-6, "responder": 30e-6}
     fam("rxe_ud_ping_seconds_total", "counter", "Sum of RTT components over valid samples.",
         [(lbl(module=m, component=c, **pl), (sent - lost[i]) * v) for i, (m, pl, sent, _) in enumerate(series)

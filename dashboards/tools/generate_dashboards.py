@@ -667,9 +667,12 @@ def mesh():
     m = f'{SEL},module=~"$module"'
     by = "instance, $col"
 
-    def loss(by_labels):
-        return (f"sum by ({by_labels}) (increase(rxe_ud_ping_lost_total{{{m}}}[$__rate_interval]))"
-                f" / sum by ({by_labels}) (increase(rxe_ud_ping_sent_total{{{m}}}[$__rate_interval]))")
+    def loss(by_labels):  # as pair:rxe_ud_ping_loss:ratio5m: an unresolved slot is sent and lost
+        def plus_unresolved(name):
+            inc = f"increase({name}{{{m}}}[$__rate_interval])"
+            return f"{inc} + (increase(rxe_ud_ping_unresolved_total{{{m}}}[$__rate_interval]) or {inc} * 0)"
+        return (f"sum by ({by_labels}) ({plus_unresolved('rxe_ud_ping_lost_total')})"
+                f" / sum by ({by_labels}) ({plus_unresolved('rxe_ud_ping_sent_total')})")
 
     def target_label(expr):  # the column label under a fixed name (transformations take no variables)
         return f'label_replace({expr}, "target", "$1", "$col", "(.*)")'

@@ -114,6 +114,62 @@ TEST(UdMesh, FailedFetchesAreCountedAndRetriedLater) {
   EXPECT_EQ(json.find(R"("module":"lat")"), std::string::npos) << "only ud_ping pairs: " << json;
 }
 
+double PairCounter(const std::vector<prometheus::MetricFamily>& fs, const std::string& name,
+                   const std::string& module, const std::string& peer) {
+  for (const auto& f : fs) {
+    if (f.name != name) continue;
+    for (const auto& m : f.metric) {
+      bool mod = false, pr = false;
+      for (const auto& l : m.label) {
+        mod = mod || (l.name == "module" && l.value == module);
+        pr = pr || (l.name == "peer" && l.value == peer);
+      }
+      if (mod && pr) return m.counter.value;
+    }
+  }
+  return -1;
+}
+
+// A peer whose address was never fetched cannot be pinged: without a count of its missed ping
+// slots it would have no series that moves and no loss alert would ever see it.
+TEST(UdMesh, NeverFetchedPeerCountsOneUnresolvedSlotPerInterval) {
+  auto cfg = config::LoadString(
+      "peers: [{name: down, address: 10.0.0.2}, {name: up, address: 10.0.0.3}]\nmodules:\n"
+      "  m1: {type: ud_ping, interval: 1s, timeout: 500ms}\n"
+      "  m2: {type: ud_ping, interval: 1s, timeout: 500ms, peers: [down]}\n",
+      "t.yml");
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  UdMesh mesh([&](const config::Module&, const config::Peer& p, const std::atomic<bool>&) {
+    ProbeOutcome out;
+    if (p.name == "down") {
+      out.failure = ProbeFailure{FailureReason::kConnectRefused, "refused", ""};
+      return out;
+    }
+    out.success = true;  // fetched (no RDMA here, so never pinged): not unresolved
+    out.ud_address = control::UdAddress{{}, 100, 0x11111111};
+    out.local_ip = in_addr{htonl(0x0a000001)};
+    return out;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  mesh.Apply(*cfg, std::nullopt);
+  const auto deadline = start + std::chrono::seconds(60);
+  while (PairCounter(mesh.Collect(), "rxe_ud_ping_unresolved_total", "m1", "down") < 3 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  mesh.Stop();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto fs = mesh.Collect();
+  const double m1 = PairCounter(fs, "rxe_ud_ping_unresolved_total", "m1", "down");
+  EXPECT_GE(m1, 3);
+  EXPECT_LE(m1, elapsed / 1.0 + 1) << "at most one slot per interval (no bursts), " << elapsed << " s";
+  EXPECT_GE(PairCounter(fs, "rxe_ud_ping_unresolved_total", "m2", "down"), 2) << "per module";
+  EXPECT_EQ(PairCounter(fs, "rxe_ud_ping_unresolved_total", "m1", "up"), 0)
+      << "a fetched peer is not unresolved";
+  EXPECT_EQ(PairCounter(fs, "rxe_ud_ping_sent_total", "m1", "down"), 0);
+  EXPECT_EQ(PairCounter(fs, "rxe_ud_ping_lost_total", "m1", "down"), 0) << "loss is the rules' sum";
+}
+
 TEST(UdMesh, FetchWorkersStartOnlyWithUdPingTargets) {
   auto plain = config::LoadString("peers: [{name: b, address: 10.0.0.2}]\nmodules:\n"
                                   "  lat: {type: send_lat}\n", "t.yml");

@@ -139,6 +139,9 @@ TEST(UdStats, AggregateBySumsPerLabelValueWithoutPeerLabel) {
   st.Fold("mesh", "b", R("b", 10, 10, 0, {S(1e-3, 0)}));
   st.Fold("mesh", "c", R("c", 10, 7, 3, {S(3e-3, 1e-3)}));
   st.Fold("mesh", "d", R("d", 4, 4, 0));
+  st.CountUnresolved("mesh", "b");
+  st.CountUnresolved("mesh", "c");
+  st.CountUnresolved("mesh", "unknown");  // not a configured pair: ignored
   const auto fs = st.Families();
   const MetricFamily* sent = Find(fs, "rxe_ud_ping_sent_total");
   ASSERT_NE(sent, nullptr);
@@ -151,6 +154,8 @@ TEST(UdStats, AggregateBySumsPerLabelValueWithoutPeerLabel) {
   EXPECT_EQ(Value(fs, "rxe_ud_ping_sent_total", {{"module", "mesh"}, {"rack", "r1"}}), 20);
   EXPECT_EQ(Value(fs, "rxe_ud_ping_lost_total", {{"rack", "r1"}}), 3);
   EXPECT_EQ(Value(fs, "rxe_ud_ping_sent_total", {{"rack", "r2"}}), 4);
+  EXPECT_EQ(Value(fs, "rxe_ud_ping_unresolved_total", {{"rack", "r1"}}), 2);
+  EXPECT_EQ(Value(fs, "rxe_ud_ping_unresolved_total", {{"rack", "r2"}}), 0);
   EXPECT_EQ(Value(fs, "rxe_probe_latency_seconds", {{"rack", "r1"}}), 2);
   const MetricFamily* h = Find(fs, "rxe_probe_latency_seconds");
   EXPECT_NEAR(h->metric[0].histogram.sample_sum, 3e-3, 1e-12);

@@ -23,7 +23,8 @@
 #   shipped 15 m against a day, and lab bandwidth drifts by up to 1.5x within seconds
 #   (tests/lab/README.md), so at 0.8 it once fired on the healthy mesh (1 of 4 CI runs).
 #  1. healthy mesh (E2E_HEALTHY_SECONDS, 120): all targets up, every rule healthy, every mesh
-#     pair succeeded, the ghost fails with connect_refused; no alert fired except for the ghost,
+#     pair succeeded, the ghost fails with connect_refused and its ud_ping loss ratio is 1 (its
+#     address is never fetched: unresolved slots count as lost); no alert fired except for the ghost,
 #     no regression alert was even pending (from the ALERTS history); pending alerts are listed;
 #  2. the regression: host1's egress towards host2 only gets E2E_EXTRA_DELAY (300ms) more delay
 #     (send_lat between them: ~100 -> ~250 ms, a ratio of 2.5, or 1.8 against a baseline taken
@@ -232,6 +233,11 @@ for i in 0 1 2; do
 done
 [[ $(pairs 'increase(rxe_probe_failures_total{peer="ghost",reason="connect_refused"}[1m]) > 0') == "host0>ghost" ]] ||
   problem "the ghost peer's probes do not fail with connect_refused"
+# The ghost's UD address can never be fetched: its ping slots count as unresolved, which the loss
+# rule counts as lost (a peer down since the start must not look like "no data").
+ghost_loss=$(q 'pair:rxe_ud_ping_loss:ratio5m{peer="ghost"}' | jq -r '[.data.result[] | "\(.metric.instance)>ghost \(.value[1])"] | join(";")')
+lab_log "ud_ping loss ratio (5m): ${ghost_loss:-none}; healthy pairs: $(table 'pair:rxe_ud_ping_loss:ratio5m{peer!="ghost"}' 1 '')"
+[[ $ghost_loss == "host0>ghost 1" ]] || problem "ud_ping loss of the never-fetched ghost is '${ghost_loss:-none}', not 'host0>ghost 1'"
 lab_log "send_lat median, current (1m) before: $(table 'pair:rxe_probe_latency_median_seconds:median15m{module="send_lat"}' 1000 ms)"
 lab_log "send_lat median, baseline (3m offset 1m): $(table 'pair:rxe_probe_latency_median_seconds:median1d{module="send_lat"}' 1000 ms)"
 lab_log "write_bw, current (2m) / baseline: $(table 'pair:rxe_probe_bandwidth_bytes_per_second:median15m' 1e-6 MB/s)" \
