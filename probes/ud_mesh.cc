@@ -158,11 +158,10 @@ void UdMesh::Apply(const config::Config& cfg, std::optional<SourceAcl> acl) {
   }
   targets_ = std::move(targets);
   stats_.SetPairs(pairs, module_names);
-  for (auto it = debug_.begin(); it != debug_.end();) {  // removed pairs leave the debug view
-    const bool kept = std::any_of(targets_.begin(), targets_.end(), [&](const Target& t) {
-      return t.module == it->first.first && t.peer.name == it->first.second;
-    });
-    it = kept ? std::next(it) : debug_.erase(it);
+  std::set<std::pair<std::string, std::string>> kept;  // removed pairs leave the debug view
+  for (const auto& t : targets_) kept.emplace(t.module, t.peer.name);
+  for (auto it = debug_.begin(); it != debug_.end();) {
+    it = kept.count(it->first) ? std::next(it) : debug_.erase(it);
   }
   acl_ = acl ? std::make_shared<const SourceAcl>(std::move(*acl)) : nullptr;
 
