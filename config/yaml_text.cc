@@ -6,15 +6,12 @@
 // count is checked with the parser itself, at most three documents deep: a document that
 // starts where the previous one started has consumed nothing and is an error at that
 // position. Only then does YAML::Load (one document) build the node.
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <sstream>
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
+#include "common/file_read.h"
 #include "config/parse_internal.h"
 
 namespace rxe::config {
@@ -38,9 +35,11 @@ class DocumentStarts : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
+constexpr const char* kSizeLimitHint =
+    " (1 MiB), the limit for config and peer files; split peers over several peer_files";
+
 std::string SizeLimitText() {
-  return "file is larger than " + std::to_string(kMaxYamlFileBytes) +
-         " bytes (1 MiB), the limit for config and peer files; split peers over several peer_files";
+  return "file is larger than " + std::to_string(kMaxYamlFileBytes) + " bytes" + kSizeLimitHint;
 }
 
 /// Checks that `text` holds at most one document the parser can get through.
@@ -70,27 +69,7 @@ bool CheckSingleDocument(const std::string& text, const Sink& sink) {
 }  // namespace
 
 Result<std::string> ReadTextFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::FromErrno(errno, "open " + path);
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return Error::FromErrno(err, "read " + path);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-    if (out.size() > kMaxYamlFileBytes) {
-      ::close(fd);
-      return Error::Make(ErrorCode::kInvalidArgument, path + ": " + SizeLimitText());
-    }
-  }
-  ::close(fd);
-  return out;
+  return ReadRegularFile(path, kMaxYamlFileBytes, kSizeLimitHint);
 }
 
 bool ParseYamlText(const std::string& text, const Sink& sink, YAML::Node* out) {

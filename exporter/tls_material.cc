@@ -4,12 +4,14 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include <cstdio>
+
+#include "common/file_read.h"
 
 namespace rxe::exporter {
 namespace {
 
 using BioPtr = std::unique_ptr<BIO, decltype(&BIO_free)>;
+constexpr size_t kMaxPemBytes = 1u << 20;
 
 std::string OpenSslError() {
   unsigned long e = ERR_get_error();
@@ -26,12 +28,17 @@ Error Fail(const std::string& key, const std::string& file, const std::string& w
 }
 
 Result<BioPtr> Open(const std::string& key, const std::string& file) {
-  FILE* f = std::fopen(file.c_str(), "r");
-  if (f == nullptr)
-    return Error::FromErrno(errno, "tls_server_config." + key + ": cannot read \"" + file + "\"");
-  BioPtr bio(BIO_new_fp(f, BIO_CLOSE), &BIO_free);
-  if (!bio) {
-    std::fclose(f);
+  // Never blocks (a FIFO given as a key file would hang the reload) and bounded in size.
+  auto text = ReadRegularFile(file, kMaxPemBytes, " (1 MiB), too large for PEM material");
+  if (!text.ok()) {
+    const Error& e = text.error();
+    const std::string what = "tls_server_config." + key + ": cannot read \"" + file + "\"";
+    if (e.sys_errno != 0) return Error::FromErrno(e.sys_errno, what);
+    return Error::Make(e.code, what + ": " + e.message);
+  }
+  BioPtr bio(BIO_new(BIO_s_mem()), &BIO_free);
+  if (!bio || BIO_write(bio.get(), text->data(), static_cast<int>(text->size())) !=
+                  static_cast<int>(text->size())) {
     return Fail(key, file, "out of memory");
   }
   return bio;

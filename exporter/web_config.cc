@@ -4,12 +4,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
+
+#include "common/file_read.h"
 
 namespace rxe::exporter {
 namespace {
+
+constexpr size_t kMaxWebConfigBytes = 1u << 20;
 
 class Parser {
  public:
@@ -201,12 +203,14 @@ Result<WebConfig> ParseWebConfig(const std::string& yaml, const std::string& sou
 }
 
 Result<WebConfig> ReadWebConfigFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error::FromErrno(errno, "cannot read web config " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = ReadRegularFile(path, kMaxWebConfigBytes, " (1 MiB), the limit for a web config");
+  if (!text.ok()) {  // errno: as before ("cannot read web config P: strerror"); else the reason
+    const Error& e = text.error();
+    if (e.sys_errno != 0) return Error::FromErrno(e.sys_errno, "cannot read web config " + path);
+    return Error::Make(e.code, "cannot read web config " + e.message);
+  }
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return ParseWebConfig(ss.str(), path, dir.empty() ? "." : dir);
+  return ParseWebConfig(*text, path, dir.empty() ? "." : dir);
 }
 
 }  // namespace rxe::exporter

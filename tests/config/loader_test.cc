@@ -1,6 +1,8 @@
 #include "config/loader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -234,11 +236,24 @@ TEST(LoaderTest, MissingFileCapturesErrno) {
   EXPECT_EQ(cfg.error().code, ErrorCode::kNotFound);
 }
 
-TEST(LoaderTest, DirectoryIsAReadError) {
+TEST(LoaderTest, DirectoryIsNotAConfigFile) {
   auto cfg = LoadFile(testing::FixtureDir());
   ASSERT_FALSE(cfg.ok());
-  EXPECT_EQ(cfg.error().message, "read " + testing::FixtureDir() + ": Is a directory");
-  EXPECT_EQ(cfg.error().sys_errno, EISDIR);
+  EXPECT_EQ(cfg.error().message,
+            testing::FixtureDir() + ": is a directory, not a regular file; give the path of a file");
+  EXPECT_EQ(cfg.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(LoaderTest, FifoIsRejectedInsteadOfBlockingTheReload) {
+  char tmpl[] = "/tmp/rxe_loader_fifo.XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string fifo = dir + "/rxe_exporter.yml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto cfg = LoadFile(fifo);  // nothing writes to it: a blocking open() would never return
+  ::unlink(fifo.c_str());
+  ::rmdir(dir.c_str());
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.error().message, fifo + ": is a FIFO, not a regular file; give the path of a file");
 }
 
 TEST(LoaderTest, WrongTypesInNestedPlaces) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
+#include <sys/stat.h>
 
 #include "exporter/config_source.h"
 #include "tests/exporter/test_util.h"
@@ -146,6 +147,19 @@ TEST(WebConfigFile, RelativePathsAndTlsErrors) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message, web + ": tls_server_config.cert_file: cannot read \"" +
                                          dir.File("missing.crt") + "\": No such file or directory");
+
+  // A FIFO as key file (nothing writes to it) is an error, not a reload that never returns.
+  ASSERT_EQ(::mkfifo(dir.File("fifo.key").c_str(), 0600), 0);
+  WriteFile(web, "tls_server_config:\n  cert_file: server.crt\n  key_file: fifo.key\n");
+  auto fifo = LoadWebState(web);
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_EQ(fifo.error().message, web + ": tls_server_config.key_file: cannot read \"" +
+                                      dir.File("fifo.key") + "\": " + dir.File("fifo.key") +
+                                      ": is a FIFO, not a regular file; give the path of a file");
+  auto fifo_web = ReadWebConfigFile(dir.File("fifo.key"));
+  ASSERT_FALSE(fifo_web.ok());
+  EXPECT_EQ(fifo_web.error().message, "cannot read web config " + dir.File("fifo.key") +
+                                          ": is a FIFO, not a regular file; give the path of a file");
 
   WriteFile(web, "tls_server_config:\n  cert_file: server.crt\n  key_file: client.key\n");
   auto mismatch = LoadWebState(web);
