@@ -11,9 +11,12 @@
 # idle), real ib_send_lat (2 x t_typical) busy-polling (perftest's default) and with -e
 # (completion events, as ud_ping waits), then our send_lat (2 x median) from daemon modules,
 # busy-polling and with use_event: true (a second daemon on vm0 that only runs those two probes
-# against vm1's responder, one at a time). Checks (exit 1 at the end if not met): every
-# use_event probe succeeded, reported use_event in /debug/probes, and both its client and
-# vm1's responder slept on completion events (their "probe completion events" debug lines).
+# against vm1's responder, one at a time). While any RTT is measured both VMs stay quiet: no
+# curl/jq or lib.sh wait loop (those fork ~20 processes a second, a real load on a TCG vCPU)
+# runs during a measurement, only bash builtins and one `sleep 1` a second.
+# Checks (exit 1 at the end if not met): every use_event probe succeeded, reported use_event
+# in /debug/probes, and both its client and vm1's responder slept on completion events (their
+# "probe completion events" debug lines).
 # The last line is the median over the rounds with the ratios ud_ping / send_lat.
 set -euo pipefail
 # shellcheck source=tests/lab/lib.sh
@@ -81,6 +84,28 @@ sendlat_result() {
 events_lines() {
   grep 'msg="probe completion events"' "$1" | grep "role=$2" | grep -v 'cq_events=0$' || true
 }
+# quiet_wait_signal NAME TIMEOUT: lab_wait_signal with bash builtins and `sleep 1` (no load).
+quiet_wait_signal() {
+  local end=$((SECONDS + $2))
+  until [[ -e $LAB_SYNC/$1 ]]; do
+    [[ ! -e $LAB_SYNC/abort ]] || lab_fail "aborted while waiting for $1"
+    ((SECONDS < end)) || lab_fail "$1 not signalled within $2 s"
+    sleep 1
+  done
+}
+# probes_finished LOG: whether LOG has a "probe done" or "probe failed" line for both send_lat
+# modules (read with builtins only).
+probes_finished() {
+  local line busy=0 events=0
+  local -a lines
+  mapfile -t lines <"$1"
+  for line in "${lines[@]}"; do
+    [[ $line == *'msg="probe done"'* || $line == *'msg="probe failed"'* ]] || continue
+    [[ $line == *' module=lat_busy '* ]] && busy=1
+    [[ $line == *' module=lat_events '* ]] && events=1
+  done
+  ((busy && events))
+}
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{v[NR] = $1} END {
   if (NR == 0) {print "nan"; exit}
   print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -121,10 +146,14 @@ for ((round = 1; round <= ROUNDS; round++)); do
     LAT_DAEMON=$!
     lab_wait_listen "$LAT_PORT" 60 || lab_fail "send_lat daemon did not listen"
     end=$((SECONDS + 120))
-    until [[ -n $(sendlat_result lat_busy) && -n $(sendlat_result lat_events) ]]; do
+    until probes_finished "$log"; do
       kill -0 "$LAT_DAEMON" 2>/dev/null || lab_fail "send_lat daemon died: $(tail -n 3 "$log")"
       ((SECONDS < end)) || lab_fail "no send_lat results within 120 s"
-      sleep 0.5
+      sleep 1
+    done
+    until [[ -n $(sendlat_result lat_busy) && -n $(sendlat_result lat_events) ]]; do
+      ((SECONDS < end)) || lab_fail "send_lat results not in /debug/probes within 120 s"
+      sleep 0.2 # (the result is stored right after the log line)
     done
     busy=$(sendlat_result lat_busy) events=$(sendlat_result lat_events)
     kill "$LAT_DAEMON"
@@ -145,9 +174,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
       "| ib_send_lat busy $(ms "${PT_BUSY[-1]}") -e $(ms "${PT_EV[-1]}")" \
       "| send_lat busy $(ms "$b_us") use_event $(ms "$e_us")"
     lab_log "round $round: client ${client_ev##*msg=}"
+    lab_signal "sendlat.$round"
   fi
-  lab_barrier "sendlat.$round" 180
   if ((LAB_INDEX == 1)); then
+    quiet_wait_signal "sendlat.$round" 180
     # This round's lines only: one per use_event session served so far.
     resp=$(events_lines "$LAB_OUT/daemon.vm1.log" responder)
     count=$(grep -c . <<<"$resp" || true)
