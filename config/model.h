@@ -83,6 +83,7 @@ struct Module {
   uint32_t iterations = 1000;      // latency (perftest -n), bounded by timeout
   std::optional<int> gid_index;    // nullopt = "auto" (RoCE v2 GID of the local IP routing to the peer)
   uint32_t qp_timeout = 14;        // perftest -u: local ACK timeout 4.096 us x 2^N (14 = ~67 ms); 0 = infinite
+  bool use_event = false;          // send_lat: sleep on completion events, not busy-poll (perftest -e)
   // Mesh (issue 15): nullopt = no subset, all the module's peers (config::ModulePeers).
   std::optional<SubsetSpec> subset;
   std::string aggregate_by;        // ud_ping: export per (module, this peer label's value); "" = per peer

@@ -23,7 +23,7 @@ constexpr uint32_t kDefaultLatencySize = 2;        // perftest ib_*_lat -s defau
 const std::vector<std::string> kModuleKeys{
     "type", "interval", "timeout",   "peers",         "device",   "size",       "mtu",
     "qps",  "post_list", "cq_moderation", "tx_depth", "inline_size", "duration", "iterations",
-    "gid_index", "qp_timeout", "aggregate_by",
+    "gid_index", "qp_timeout", "use_event", "aggregate_by",
     "subset"};  // issue 15 mesh: config/mesh_parse.cc
 const std::vector<std::string> kBandwidthOnly{"qps", "post_list", "cq_moderation", "tx_depth",
                                               "duration"};
@@ -130,6 +130,12 @@ void ParseModule(const MapReader& r, Module* m, std::vector<PeerRef>* refs) {
   const bool bw = IsBandwidth(m->type);
 
   // Keys that do not apply to this type are errors, not silently ignored.
+  const auto* use_event = r.Find("use_event");
+  if (use_event != nullptr && typed && m->type != ProbeType::kSendLat) {
+    sink.Error(use_event->key_node, r.PathOf("use_event"),
+               "only applies to send_lat modules (perftest -e); remove it from this " + type_name +
+                   " module");
+  }
   if (typed && m->type == ProbeType::kUdPing) {
     for (const auto& e : r.entries()) {
       if (Contains(kRcOnly, e.key)) {
@@ -207,6 +213,7 @@ void ParseRcKeys(const MapReader& r, Module* m, bool bw, bool typed, Got interva
 
   if (!bw) {
     if (typed) (void)GetUintAs(r, "iterations", 1, 1000000, &m->iterations);
+    if (m->type == ProbeType::kSendLat) (void)GetBool(r, "use_event", &m->use_event);
     m->tx_depth = 1;  // one message in flight: the ping-pong of ib_*_lat
     m->qps = 1;
     m->post_list = 1;

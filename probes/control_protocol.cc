@@ -54,6 +54,8 @@ void EncodeParams(wire::Writer& w, const SessionParams& p) {
   auto ms = p.duration.count();
   w.U32(static_cast<uint32_t>(std::clamp<int64_t>(ms, 0, UINT32_MAX)));
   w.U32(p.mtu);
+  const uint8_t options = p.use_event ? kHelloOptionUseEvent : 0;
+  if (options != 0) w.U8(options);
 }
 
 void EncodeInto(std::vector<uint8_t>& out, const Message& m) {
@@ -124,6 +126,14 @@ WireResult<Message> DecodeHello(wire::Reader& r) {
   if (p.iterations == 0 || p.iterations > kMaxIterations) return Range("iterations", p.iterations);
   if (duration_ms == 0 || duration_ms > kMaxDurationMs) return Range("duration_ms", duration_ms);
   if (p.mtu != 0 && !IsIbMtu(p.mtu)) return Range("mtu", p.mtu);
+  if (r.remaining() > 0) {  // the optional options byte
+    uint8_t options = 0;
+    (void)r.U8(options);
+    if (options == 0 || (options & ~kKnownHelloOptions) != 0) {
+      return Range("HELLO options", options);
+    }
+    p.use_event = (options & kHelloOptionUseEvent) != 0;
+  }
   p.duration = std::chrono::milliseconds(duration_ms);
   return Message{std::move(h)};
 }

@@ -41,6 +41,13 @@ inline constexpr uint32_t kMaxIterations = 1'000'000;
 inline constexpr uint32_t kMaxDurationMs = 600'000;
 inline constexpr uint32_t kMaxQpNumber = 0xFFFFFF;  // QPN and PSN are 24-bit
 
+/// HELLO's optional last byte: option bits, sent only when one is set, so a HELLO without
+/// options is byte-for-byte what builds before it send and accept. Unknown bits and a present
+/// but zero byte are out_of_range (one encoding per message; a responder that does not know an
+/// option refuses it instead of ignoring it).
+inline constexpr uint8_t kHelloOptionUseEvent = 0x01;  // SessionParams::use_event (perftest -e)
+inline constexpr uint8_t kKnownHelloOptions = kHelloOptionUseEvent;
+
 enum class MessageType : uint8_t {
   kHello = 1,
   kChallenge = 2,

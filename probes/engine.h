@@ -39,6 +39,8 @@ struct SessionParams {
   uint32_t mtu = 0;              // requested path MTU in bytes; 0 = auto (min of both active MTUs)
   /// Local ACK timeout of the requester QPs, 4.096 us x 2^qp_timeout (perftest -u; 14 = ~67 ms).
   uint8_t qp_timeout = 14;
+  /// send_lat: both sides sleep on a completion channel instead of busy-polling (perftest -e).
+  bool use_event = false;
 };
 
 /// Where the local side lives. The local IP is the one the control TCP

@@ -277,6 +277,7 @@ SessionParams ParamsFor(const config::Module& m) {
   p.duration = std::chrono::duration_cast<std::chrono::milliseconds>(m.duration);
   p.mtu = m.mtu.value_or(0);
   p.qp_timeout = static_cast<uint8_t>(m.qp_timeout);
+  p.use_event = m.use_event;
   return p;
 }
 

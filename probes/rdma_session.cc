@@ -31,6 +31,14 @@ ProbeFailure Errno(const char* what, const std::string& hint = "") {
   return Fail(FailureReason::kInternal, std::string(what) + ": " + std::strerror(errno) + hint);
 }
 
+// Event mode: how many CQ events this side slept for (debug log; the lab checks both sides).
+void LogCqEvents(const SessionCore& c) {
+  if (c.events.channel == nullptr) return;
+  log::Debug("probe completion events", {{"type", config::ProbeTypeName(c.params.type)},
+                                         {"role", c.role == Role::kClient ? "client" : "responder"},
+                                         {"cq_events", std::to_string(c.events.events)}});
+}
+
 class RdmaSessionImpl final : public RdmaSession {
  public:
   SessionCore core;
@@ -53,8 +61,11 @@ class RdmaSessionImpl final : public RdmaSession {
         return RunWriteBwClient(core, deadline, cancel);
       case ProbeType::kSendBw:
         return RunSendBwClient(core, deadline, cancel);
-      case ProbeType::kSendLat:
-        return RunSendLatClient(core, deadline, cancel);
+      case ProbeType::kSendLat: {
+        auto r = RunSendLatClient(core, deadline, cancel);
+        LogCqEvents(core);
+        return r;
+      }
       case ProbeType::kWriteLat:
         return RunWriteLatClient(core, deadline, cancel);
       case ProbeType::kUdPing:
@@ -74,8 +85,11 @@ class RdmaSessionImpl final : public RdmaSession {
         return RunWriteBwResponder(core, deadline, done, cancel);
       case ProbeType::kSendBw:
         return RunSendBwResponder(core, deadline, done, cancel);
-      case ProbeType::kSendLat:
-        return RunSendLatResponder(core, deadline, done, cancel);
+      case ProbeType::kSendLat: {
+        auto f = RunSendLatResponder(core, deadline, done, cancel);
+        LogCqEvents(core);
+        return f;
+      }
       case ProbeType::kWriteLat:
         return RunWriteLatResponder(core, deadline, done, cancel);
       case ProbeType::kUdPing:
@@ -147,9 +161,16 @@ ProbeResult<std::unique_ptr<RdmaSession>> RdmaSession::Create(const SessionParam
     return Errno("ibv_reg_mr",
                  errno == ENOMEM ? " (RLIMIT_MEMLOCK too low? see LimitMEMLOCK=)" : "");
   }
-  c.send_cq.reset(ibv_create_cq(c.ctx.get(), static_cast<int>(send_cqe), nullptr, nullptr, 0));
+  if (params.use_event) {  // perftest -e: both CQs on one channel (rc_pingpong's order)
+    c.channel = verbs::CreateNonBlockingCompChannel(c.ctx.get());
+    if (!c.channel) return Errno("ibv_create_comp_channel");
+    c.events.channel = c.channel.get();
+  }
+  c.send_cq.reset(
+      ibv_create_cq(c.ctx.get(), static_cast<int>(send_cqe), nullptr, c.channel.get(), 0));
   if (!c.send_cq) return Errno("ibv_create_cq (send)");
-  c.recv_cq.reset(ibv_create_cq(c.ctx.get(), static_cast<int>(recv_cqe), nullptr, nullptr, 0));
+  c.recv_cq.reset(
+      ibv_create_cq(c.ctx.get(), static_cast<int>(recv_cqe), nullptr, c.channel.get(), 0));
   if (!c.recv_cq) return Errno("ibv_create_cq (recv)");
 
   std::random_device rd;
@@ -169,7 +190,8 @@ ProbeResult<std::unique_ptr<RdmaSession>> RdmaSession::Create(const SessionParam
                                        {"role", role == Role::kClient ? "client" : "responder"},
                                        {"device", c.device},
                                        {"gid_index", std::to_string(c.gid_index)},
-                                       {"gid", GidToString(c.gid)}});
+                                       {"gid", GidToString(c.gid)},
+                                       {"completions", params.use_event ? "events" : "busy_poll"}});
   return std::unique_ptr<RdmaSession>(std::move(session));
 }
 

@@ -10,6 +10,7 @@
 
 #include "probes/engine.h"
 #include "probes/gid_select.h"
+#include "probes/verbs_event.h"
 #include "probes/verbs_raii.h"
 
 namespace rxe::probes {
@@ -25,6 +26,7 @@ struct SessionCore {
   verbs::PdPtr pd;
   verbs::BufferPtr buffer;
   verbs::MrPtr mr;
+  verbs::CompChannelPtr channel;  // params.use_event only; outlives the CQs created on it
   verbs::CqPtr send_cq;
   verbs::CqPtr recv_cq;
   std::vector<verbs::QpPtr> qps;
@@ -39,6 +41,8 @@ struct SessionCore {
   uint32_t sq_depth = 1;      // send queue depth per QP
   uint32_t rx_depth = 1;      // receive queue depth per QP
   std::vector<uint32_t> psns;
+
+  CqEvents events;  // event mode: the channel above and the events read from it
 
   EndpointInfo remote;
   bool connected = false;

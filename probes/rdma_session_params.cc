@@ -24,6 +24,9 @@ std::variant<SessionShape, std::string> ShapeSession(const SessionParams& p, Rol
                                                      uint64_t max_buffer_bytes) {
   if (p.size == 0) return std::string("size must be >= 1");
   if (!ValidMtu(p.mtu)) return "mtu " + Num(p.mtu) + " is not one of 256, 512, 1024, 2048, 4096";
+  if (p.use_event && p.type != config::ProbeType::kSendLat) {
+    return std::string("use_event (completion events) is only supported by send_lat probes");
+  }
   SessionShape s;
   if (config::IsBandwidth(p.type)) {
     if (p.qps == 0 || p.qps > kMaxQps) return "qps must be 1.." + Num(kMaxQps);

@@ -30,7 +30,8 @@ void Params(std::string& out, const SessionParams& p) {
          ",\"tx_depth\":" + std::to_string(p.tx_depth) + ",\"inline_size\":" + std::to_string(p.inline_size) +
          ",\"iterations\":" + std::to_string(p.iterations) +
          ",\"duration_ms\":" + std::to_string(p.duration.count()) + ",\"mtu\":" + std::to_string(p.mtu) +
-         ",\"qp_timeout\":" + std::to_string(p.qp_timeout) + "}";
+         ",\"qp_timeout\":" + std::to_string(p.qp_timeout) +
+         ",\"use_event\":" + (p.use_event ? "true" : "false") + "}";
 }
 
 void Entry(std::string& out, const HistoryEntry& e) {

@@ -7,15 +7,27 @@
 // kSendLatSignalEvery-th SEND and the last one, and poll the send CQ only for
 // those: waiting for every SEND's ACK completion would add a CQE and a poll
 // to each round trip that perftest does not pay.
+// With use_event (ib_send_lat -e) both sides sleep on the session's completion
+// channel instead of busy-polling (probes/verbs_event.h).
 #include "probes/send_lat_probe.h"
 
 #include <vector>
 
 #include "probes/rdma_session_params.h"
+#include "probes/verbs_event.h"
 #include "probes/verbs_poll.h"
 
 namespace rxe::probes {
 namespace {
+
+// One completion of `cq`: busy-polled, or with use_event slept for on the session's channel.
+std::optional<ProbeFailure> Wait(SessionCore& core, ibv_cq* cq, StopCheck& stop, const char* what,
+                                 ibv_wc* wc, bool stop_on_done) {
+  if (core.events.channel != nullptr) {
+    return WaitOneEvent(cq, core.events, stop, what, wc, stop_on_done);
+  }
+  return WaitOne(cq, stop, what, wc, stop_on_done);
+}
 
 ibv_send_wr MakeSend(SessionCore& core, ibv_sge* sge) {
   *sge = ibv_sge{reinterpret_cast<uintptr_t>(core.SendRegion()), core.params.size, core.mr->lkey};
@@ -41,13 +53,13 @@ std::optional<ProbeFailure> SendOne(SessionCore& core, ibv_send_wr& wr, uint32_t
   }
   if (!signalled) return std::nullopt;
   ibv_wc wc;
-  return WaitOne(core.send_cq.get(), stop, "send", &wc, stop_on_done);
+  return Wait(core, core.send_cq.get(), stop, "send", &wc, stop_on_done);
 }
 
 // Waits for one receive and reposts it.
 std::optional<ProbeFailure> ReceiveOne(SessionCore& core, StopCheck& stop, bool stop_on_done) {
   ibv_wc wc;
-  if (auto f = WaitOne(core.recv_cq.get(), stop, "receive", &wc, stop_on_done)) return f;
+  if (auto f = Wait(core, core.recv_cq.get(), stop, "receive", &wc, stop_on_done)) return f;
   return core.PostReceives(0, 1);
 }
 

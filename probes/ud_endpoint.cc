@@ -1,7 +1,5 @@
 #include "probes/ud_endpoint.h"
 
-#include <fcntl.h>
-
 #include <cerrno>
 #include <cstring>
 #include <algorithm>
@@ -72,14 +70,10 @@ ProbeResult<std::unique_ptr<Endpoint>> Endpoint::Create(const LocalTarget& where
 std::optional<ProbeFailure> Endpoint::Build() {
   pd_.reset(ibv_alloc_pd(ctx_.get()));
   if (!pd_) return Errno("ibv_alloc_pd");
-  channel_.reset(ibv_create_comp_channel(ctx_.get()));
-  if (!channel_) return Errno("ibv_create_comp_channel");
   // Non-blocking: the loop only reads the channel after poll() says it is readable, but a
   // spurious wake-up must not block the thread that also sends the pings.
-  const int flags = fcntl(channel_->fd, F_GETFL);
-  if (flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    return Errno("fcntl O_NONBLOCK on the completion channel");
-  }
+  channel_ = verbs::CreateNonBlockingCompChannel(ctx_.get());
+  if (!channel_) return Errno("ibv_create_comp_channel (non-blocking)");
   const int cqe = static_cast<int>(opts_.recv_slots + opts_.send_slots);
   cq_.reset(ibv_create_cq(ctx_.get(), cqe, nullptr, channel_.get(), 0));
   if (!cq_) return Errno("ibv_create_cq");

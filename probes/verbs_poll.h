@@ -39,6 +39,7 @@ class StopCheck {
     if (now >= deadline_) return Timeout();
     return std::nullopt;
   }
+  Clock::time_point deadline() const { return deadline_; }
   /// The responder's `done` flag (false when none was given).
   bool Done() const { return done_ != nullptr && done_->load(std::memory_order_acquire); }
 

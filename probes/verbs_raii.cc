@@ -1,5 +1,6 @@
 #include "probes/verbs_raii.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,6 +45,19 @@ void CompChannelDeleter::operator()(ibv_comp_channel* ch) const noexcept {
   if (ch != nullptr) LogIfFailed(ibv_destroy_comp_channel(ch), "ibv_destroy_comp_channel");
 }
 void BufferDeleter::operator()(uint8_t* p) const noexcept { std::free(p); }
+
+CompChannelPtr CreateNonBlockingCompChannel(ibv_context* ctx) {
+  CompChannelPtr ch(ibv_create_comp_channel(ctx));
+  if (!ch) return nullptr;
+  const int flags = fcntl(ch->fd, F_GETFL);
+  if (flags < 0 || fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    const int err = errno;
+    ch.reset();
+    errno = err;
+    return nullptr;
+  }
+  return ch;
+}
 
 BufferPtr AllocateBuffer(size_t bytes) {
   long page = sysconf(_SC_PAGESIZE);

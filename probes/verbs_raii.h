@@ -46,6 +46,10 @@ using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
 using CompChannelPtr = std::unique_ptr<ibv_comp_channel, CompChannelDeleter>;
 using BufferPtr = std::unique_ptr<uint8_t, BufferDeleter>;
 
+/// A completion channel whose fd is non-blocking (waiters poll(2) it and then read the event,
+/// so a spurious wake-up never blocks them); null (errno set) on failure.
+CompChannelPtr CreateNonBlockingCompChannel(ibv_context* ctx);
+
 /// Zeroed, page-aligned buffer of `bytes` (rounded up to the page size);
 /// null (errno set) on failure.
 BufferPtr AllocateBuffer(size_t bytes);

@@ -136,7 +136,7 @@ const InvalidCase kCases[] = {
     {"invalid-module-unknown-key.yml",
      "invalid-module-unknown-key.yml:4:5: modules.bw.qp: unknown key; allowed keys: type, "
      "interval, timeout, peers, device, size, mtu, qps, post_list, cq_moderation, tx_depth, "
-     "inline_size, duration, iterations, gid_index, qp_timeout, aggregate_by, subset"},
+     "inline_size, duration, iterations, gid_index, qp_timeout, use_event, aggregate_by, subset"},
     {"invalid-max-pairs.yml",
      "invalid-max-pairs.yml:8:3: modules: 2 modules x 3 peers make 5 (module, peer) pairs, above "
      "prober.max_pairs 4; each pair exports about 42 series (~3.2 KB per scrape): list fewer "
@@ -224,6 +224,9 @@ const InvalidCase kCases[] = {
      "invalid-udping-aggregate-by.yml:4:19: modules.mesh.aggregate_by: invalid label name "
      "\"peer\"; must be a peer label name ([a-zA-Z_][a-zA-Z0-9_]*, not one the exporter sets "
      "such as peer or module), e.g. rack"},
+    {"invalid-module-use-event.yml",
+     "invalid-module-use-event.yml:4:5: modules.lat.use_event: only applies to send_lat modules "
+     "(perftest -e); remove it from this write_lat module"},
     {"invalid-aggregate-by-rc.yml",
      "invalid-aggregate-by-rc.yml:4:5: modules.lat.aggregate_by: only applies to ud_ping modules; "
      "remove it from this send_lat module"},

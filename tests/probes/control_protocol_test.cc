@@ -124,6 +124,39 @@ TEST(ControlProtocolTest, EveryProbeTypeRoundTrips) {
   }
 }
 
+TEST(ControlProtocolTest, HelloUseEventRoundTripsAsAnOptionalOptionsByte) {
+  Hello h = SampleHello();
+  const auto plain = EncodeBody(Message{h});
+  EXPECT_FALSE(RoundTrip(h).params.use_event);
+  h.params.use_event = true;
+  const auto with = EncodeBody(Message{h});
+  // The options byte is appended only when set: a busy-polling HELLO keeps the original layout.
+  ASSERT_EQ(with.size(), plain.size() + 1);
+  EXPECT_TRUE(std::equal(plain.begin(), plain.end(), with.begin()));
+  EXPECT_EQ(with.back(), kHelloOptionUseEvent);
+  Hello back = RoundTrip(h);
+  EXPECT_TRUE(back.params.use_event);
+  EXPECT_EQ(back.params.iterations, 8u);
+  EXPECT_EQ(back.params.mtu, 1024u);
+}
+
+TEST(ControlProtocolTest, HelloOptionsByteMustBeKnownAndNonZero) {
+  const auto plain = EncodeBody(Message{SampleHello()});
+  for (uint8_t bad : {uint8_t{0}, uint8_t{0x02}, uint8_t{0x81}, uint8_t{0xff}}) {
+    auto body = plain;
+    body.push_back(bad);
+    auto r = DecodeBody(MessageType::kHello, body);
+    EXPECT_EQ(CodeOf(r), WireErrorCode::kOutOfRange) << int{bad};
+    if (auto* e = std::get_if<WireError>(&r)) {
+      EXPECT_EQ(e->detail, "HELLO options out of range: " + std::to_string(bad));
+    }
+  }
+  auto two = plain;
+  two.push_back(kHelloOptionUseEvent);
+  two.push_back(kHelloOptionUseEvent);
+  EXPECT_EQ(CodeOf(DecodeBody(MessageType::kHello, two)), WireErrorCode::kTrailingBytes);
+}
+
 TEST(ControlProtocolTest, EncoderTruncatesLongText) {
   Reject r = RoundTrip(Reject{RejectReason::kSetupFailed, std::string(1000, 'x')});
   EXPECT_EQ(r.text.size(), kMaxTextBytes);
@@ -190,8 +223,9 @@ TEST(ControlProtocolTest, TruncatedBodyAtEveryLength) {
 }
 
 TEST(ControlProtocolTest, TrailingGarbage) {
-  for (const Message& m : {Message{SampleHello()}, Message{Ready{}}, Message{Bye{}},
-                           Message{SampleEndpoint()}, Message{Done{}}}) {
+  // (HELLO's one optional byte: HelloOptionsByteMustBeKnownAndNonZero.)
+  for (const Message& m : {Message{Ready{}}, Message{Bye{}}, Message{SampleEndpoint()},
+                           Message{Done{}}}) {
     auto body = EncodeBody(m);
     body.push_back(0);
     EXPECT_EQ(CodeOf(DecodeBody(TypeOf(m), body)), WireErrorCode::kTrailingBytes);

@@ -150,6 +150,33 @@ TEST(ProberFlowTest, LatencyProbeAndParams) {
   EXPECT_EQ(ParamsFor(bw).qp_timeout, 18u);
 }
 
+TEST(ProberFlowTest, UseEventReachesTheResponder) {
+  Env env;
+  config::Module m = Module(config::ProbeType::kSendLat);
+  m.iterations = 100;
+  EXPECT_FALSE(ParamsFor(m).use_event);
+  m.use_event = true;
+  EXPECT_TRUE(ParamsFor(m).use_event);
+  auto out = env.Run(m);
+  ASSERT_TRUE(out.success) << (out.failure ? out.failure->detail : "");
+  EXPECT_TRUE(out.params.use_event);
+  EXPECT_EQ(env.fake->responder_use_event.load(), 1);  // carried in the HELLO
+  m.use_event = false;
+  ASSERT_TRUE(env.Run(m).success);
+  EXPECT_EQ(env.fake->responder_use_event.load(), 0);
+}
+
+TEST(ProberFlowTest, ResponderRefusesUseEventOutsideSendLat) {
+  Env env;
+  config::Module m = Module(config::ProbeType::kWriteLat);  // the config loader forbids this
+  m.use_event = true;
+  auto out = env.Run(m);
+  EXPECT_EQ(ReasonOf(out), FailureReason::kRejected);
+  ASSERT_TRUE(out.failure.has_value());
+  EXPECT_NE(out.failure->detail.find("use_event"), std::string::npos) << out.failure->detail;
+  EXPECT_EQ(env.fake->responder_use_event.load(), -1);  // no responder session was created
+}
+
 TEST(ProberFlowTest, ClientFailurePassesThroughAndResponderCleansUp) {
   Env env;
   env.fake->run_failure = ProbeFailure{FailureReason::kWcError, "wr 3", "IBV_WC_RETRY_EXC_ERR"};

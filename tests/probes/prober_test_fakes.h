@@ -34,6 +34,7 @@ struct FakeBehavior {
   std::atomic<int> responder_runs{0};
   std::atomic<int> responder_done{0};  // RunResponder saw `done`
   std::atomic<uint32_t> last_path_mtu{0};
+  std::atomic<int> responder_use_event{-1};  // use_event of the last responder session (-1: none)
   std::mutex mu;
   std::string last_local_ip;
 };
@@ -99,6 +100,7 @@ inline SessionFactory FakeFactory(std::shared_ptr<FakeBehavior> b) {
   return [b](const SessionParams& p, Role role, const LocalTarget& where,
              uint64_t) -> ProbeResult<std::unique_ptr<RdmaSession>> {
     if (b->create_failure) return *b->create_failure;
+    if (role == Role::kResponder) b->responder_use_event = p.use_event ? 1 : 0;
     {
       std::lock_guard<std::mutex> lock(b->mu);
       char buf[INET_ADDRSTRLEN] = {0};

@@ -161,7 +161,8 @@ TEST(ResultsStoreTest, HistoryIsBoundedAndJsonHasDetails) {
   EXPECT_EQ(json.find("\"bytes\":1001"), std::string::npos);  // dropped from the history
   EXPECT_LT(json.find("wc_error"), json.find("\"bytes\":1004"));  // newest first
   EXPECT_NE(json.find("\"params\":{\"type\":\"write_bw\""), std::string::npos);
-  EXPECT_NE(json.find("\"qp_timeout\":14}"), std::string::npos) << json;  // the last param
+  EXPECT_NE(json.find("\"qp_timeout\":14,\"use_event\":false}"), std::string::npos)
+      << json;  // the last params
   EXPECT_NE(json.find("\"data_phase\":{\"start_seconds\":0.25,\"end_seconds\":10.5}"), std::string::npos)
       << json;
   EXPECT_NE(json.find("\"data_phase\":null"), std::string::npos) << json;  // the failure never got there
@@ -176,6 +177,18 @@ TEST(ResultsStoreTest, LatencySamplesNotKeptInHistory) {
   EXPECT_TRUE(std::get<LatencyMeasurement>(*s.history[0].outcome.measurement).rtt_seconds.empty());
   EXPECT_EQ(s.history[0].latency->samples, 1000u);
   EXPECT_NE(ResultsToJson(r).find("\"median_seconds\":1e-05"), std::string::npos) << ResultsToJson(r);
+}
+
+TEST(ResultsStoreTest, JsonParamsShowUseEvent) {
+  ResultStore r;
+  r.SetPairs({Pair("lat", "b", config::ProbeType::kSendLat)}, 3);
+  auto o = LatOk({20e-6, 30e-6, 40e-6});
+  o.params.type = config::ProbeType::kSendLat;
+  o.params.use_event = true;
+  r.Record(o);
+  const std::string json = ResultsToJson(r);
+  EXPECT_NE(json.find("\"params\":{\"type\":\"send_lat\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"use_event\":true}"), std::string::npos) << json;
 }
 
 }  // namespace

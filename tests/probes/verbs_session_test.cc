@@ -97,6 +97,17 @@ TEST(ShapeSessionTest, RejectsInvalidParams) {
   EXPECT_NE(ShapeError(p), "");
 }
 
+TEST(ShapeSessionTest, UseEventOnlyForSendLat) {
+  SessionParams p = Params(ProbeType::kSendLat);
+  p.use_event = true;
+  EXPECT_EQ(Shape(p, Role::kResponder).rx_depth, kLatencyRxDepth);
+  for (ProbeType t : {ProbeType::kWriteBw, ProbeType::kSendBw, ProbeType::kWriteLat}) {
+    p = Params(t);
+    p.use_event = true;
+    EXPECT_EQ(ShapeError(p), "use_event (completion events) is only supported by send_lat probes");
+  }
+}
+
 TEST(ShapeSessionTest, BufferCap) {
   SessionParams p = Params(ProbeType::kWriteBw);  // 2 x 64 KiB
   EXPECT_NE(ShapeError(p, 131071).find("max_buffer_bytes"), std::string::npos);

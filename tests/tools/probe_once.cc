@@ -45,8 +45,9 @@ struct Options {
   std::fprintf(stderr,
                "%s\nusage: probe_once --type write_bw|send_bw|send_lat|write_lat --ip A.B.C.D\n"
                "  [-d dev] [-x gid_index] [-s size] [-m mtu] [-q qps] [-l post_list] [-Q cq_mod]\n"
-               "  [-t tx_depth] [-I inline] [-D seconds] [-n iterations] [-u qp_timeout] [--timeout s]\n"
-               "  [--cancel-after ms] [--max-buffer bytes] [--leak-check] [--fork] [--pin]\n",
+               "  [-t tx_depth] [-I inline] [-D seconds] [-n iterations] [-u qp_timeout] [-e]\n"
+               "  [--timeout s] [--cancel-after ms] [--max-buffer bytes] [--leak-check] [--fork]\n"
+               "  [--pin]\n",
                msg);
   std::exit(2);
 }
@@ -72,7 +73,7 @@ Options Parse(int argc, char** argv) {
                                  {"iters", required_argument, nullptr, 'n'},
                                  {nullptr, 0, nullptr, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "d:x:s:m:q:l:Q:t:I:D:n:u:", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "d:x:s:m:q:l:Q:t:I:D:n:u:e", kLong, nullptr)) != -1) {
     switch (c) {
       case 'T': {
         const std::string t = optarg;
@@ -114,6 +115,9 @@ Options Parse(int argc, char** argv) {
         break;
       case 'Q':
         o.params.cq_moderation = U32(optarg);
+        break;
+      case 'e':  // send_lat: completion events on both sides (perftest -e)
+        o.params.use_event = true;
         break;
       case 'u':
         o.params.qp_timeout = static_cast<uint8_t>(std::min(U32(optarg), 31u));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lab: vms=1 timeout=420
 # Probe engine on rxe loopback ($LAB_IP): probe_once (client + responder sessions in one
-# process) succeeds for all four probe types, and the failure paths give the right reason:
+# process) succeeds for all four probe types (send_lat also with completion events, -e), and
+# the failure paths give the right reason:
 # mtu 4096 with active MTU 1024 -> mtu_above_active, bogus gid_index -> no_gid, unknown
 # device -> no_device, cancel / deadline mid-probe -> timeout. Every run must free every
 # verbs object: probe_once --leak-check compares `rdma resource show` in-process before
@@ -62,6 +63,7 @@ main() {
   run ok --type write_lat -n 300
   run ok --type write_lat -n 300 -s 64 -I 64
   run ok --type send_lat -n 300 -s 4000 -m 1024
+  run ok --type send_lat -n 300 -e  # completion events on both sides (perftest -e)
 
   # Failure paths.
   run no_gid --type send_lat -n 10 -x 999
@@ -71,6 +73,8 @@ main() {
   run timeout --type send_bw -D 5 --timeout 1
   run timeout --type send_lat -n 1000000 --timeout 2
   run timeout --type write_lat -n 1000000 --cancel-after 1000
+  run timeout --type send_lat -n 1000000 -e --timeout 2  # a sleeping waiter sees the deadline
+  run timeout --type send_lat -n 1000000 -e --cancel-after 1000  # ... and cancel
 
   ORIG_MTU=$(cat "/sys/class/net/$LAB_NETDEV/mtu")
   trap restore_mtu EXIT
