@@ -54,8 +54,10 @@ void EncodeParams(wire::Writer& w, const SessionParams& p) {
   auto ms = p.duration.count();
   w.U32(static_cast<uint32_t>(std::clamp<int64_t>(ms, 0, UINT32_MAX)));
   w.U32(p.mtu);
-  const uint8_t options = p.use_event ? kHelloOptionUseEvent : 0;
+  uint8_t options = p.use_event ? kHelloOptionUseEvent : 0;
+  if (p.qp_timeout != kDefaultQpTimeout) options |= kHelloOptionQpTimeout;
   if (options != 0) w.U8(options);
+  if ((options & kHelloOptionQpTimeout) != 0) w.U8(p.qp_timeout);
 }
 
 void EncodeInto(std::vector<uint8_t>& out, const Message& m) {
@@ -133,6 +135,13 @@ WireResult<Message> DecodeHello(wire::Reader& r) {
       return Range("HELLO options", options);
     }
     p.use_event = (options & kHelloOptionUseEvent) != 0;
+    if ((options & kHelloOptionQpTimeout) != 0) {
+      if (!r.U8(p.qp_timeout)) return Truncated("HELLO qp_timeout");
+      // One encoding per message: the default is never sent.
+      if (p.qp_timeout > kMaxQpTimeout || p.qp_timeout == kDefaultQpTimeout) {
+        return Range("qp_timeout", p.qp_timeout);
+      }
+    }
   }
   p.duration = std::chrono::milliseconds(duration_ms);
   return Message{std::move(h)};

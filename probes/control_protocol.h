@@ -45,8 +45,14 @@ inline constexpr uint32_t kMaxQpNumber = 0xFFFFFF;  // QPN and PSN are 24-bit
 /// options is byte-for-byte what builds before it send and accept. Unknown bits and a present
 /// but zero byte are out_of_range (one encoding per message; a responder that does not know an
 /// option refuses it instead of ignoring it).
-inline constexpr uint8_t kHelloOptionUseEvent = 0x01;  // SessionParams::use_event (perftest -e)
-inline constexpr uint8_t kKnownHelloOptions = kHelloOptionUseEvent;
+/// Bit 1 says one more byte follows: the prober's qp_timeout (0..31), set only when it is not the
+/// default 14, so the responder's QPs retransmit on the same timer as the prober's (perftest -u
+/// on both sides) instead of ~67 ms on a path whose RTT is longer.
+inline constexpr uint8_t kHelloOptionUseEvent = 0x01;   // SessionParams::use_event (perftest -e)
+inline constexpr uint8_t kHelloOptionQpTimeout = 0x02;  // + u8 SessionParams::qp_timeout
+inline constexpr uint8_t kKnownHelloOptions = kHelloOptionUseEvent | kHelloOptionQpTimeout;
+inline constexpr uint8_t kDefaultQpTimeout = 14;
+inline constexpr uint8_t kMaxQpTimeout = 31;  // 5 bits (IBTA)
 
 enum class MessageType : uint8_t {
   kHello = 1,

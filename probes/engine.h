@@ -37,7 +37,8 @@ struct SessionParams {
   uint32_t iterations = 1000;    // latency
   std::chrono::milliseconds duration{1000};  // bandwidth
   uint32_t mtu = 0;              // requested path MTU in bytes; 0 = auto (min of both active MTUs)
-  /// Local ACK timeout of the requester QPs, 4.096 us x 2^qp_timeout (perftest -u; 14 = ~67 ms).
+  /// Local ACK timeout of the session's QPs, 4.096 us x 2^qp_timeout (perftest -u; 14 = ~67 ms).
+  /// Sent in HELLO when not 14, so the responder's QPs use the prober's value too.
   uint8_t qp_timeout = 14;
   /// send_lat: both sides sleep on a completion channel instead of busy-polling (perftest -e).
   bool use_event = false;

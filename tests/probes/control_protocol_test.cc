@@ -142,7 +142,7 @@ TEST(ControlProtocolTest, HelloUseEventRoundTripsAsAnOptionalOptionsByte) {
 
 TEST(ControlProtocolTest, HelloOptionsByteMustBeKnownAndNonZero) {
   const auto plain = EncodeBody(Message{SampleHello()});
-  for (uint8_t bad : {uint8_t{0}, uint8_t{0x02}, uint8_t{0x81}, uint8_t{0xff}}) {
+  for (uint8_t bad : {uint8_t{0}, uint8_t{0x04}, uint8_t{0x81}, uint8_t{0xff}}) {
     auto body = plain;
     body.push_back(bad);
     auto r = DecodeBody(MessageType::kHello, body);
@@ -155,6 +155,55 @@ TEST(ControlProtocolTest, HelloOptionsByteMustBeKnownAndNonZero) {
   two.push_back(kHelloOptionUseEvent);
   two.push_back(kHelloOptionUseEvent);
   EXPECT_EQ(CodeOf(DecodeBody(MessageType::kHello, two)), WireErrorCode::kTrailingBytes);
+}
+
+TEST(ControlProtocolTest, HelloQpTimeoutIsSentOnlyWhenNotTheDefault) {
+  Hello h = SampleHello();
+  const auto plain = EncodeBody(Message{h});
+  EXPECT_EQ(RoundTrip(h).params.qp_timeout, kDefaultQpTimeout);
+  h.params.qp_timeout = 18;
+  const auto with = EncodeBody(Message{h});
+  // options byte (bit 1) + the value; the rest keeps the original layout.
+  ASSERT_EQ(with.size(), plain.size() + 2);
+  EXPECT_TRUE(std::equal(plain.begin(), plain.end(), with.begin()));
+  EXPECT_EQ(with[plain.size()], kHelloOptionQpTimeout);
+  EXPECT_EQ(with.back(), 18);
+  EXPECT_EQ(RoundTrip(h).params.qp_timeout, 18);
+  EXPECT_FALSE(RoundTrip(h).params.use_event);
+  // Both options: one byte with both bits, then qp_timeout.
+  h.params.use_event = true;
+  h.params.qp_timeout = 0;  // 0 = never retransmit, a valid value
+  const auto both = EncodeBody(Message{h});
+  ASSERT_EQ(both.size(), plain.size() + 2);
+  EXPECT_EQ(both[plain.size()], kHelloOptionUseEvent | kHelloOptionQpTimeout);
+  Hello back = RoundTrip(h);
+  EXPECT_TRUE(back.params.use_event);
+  EXPECT_EQ(back.params.qp_timeout, 0);
+}
+
+TEST(ControlProtocolTest, HelloQpTimeoutMustBePresentInRangeAndNotTheDefault) {
+  const auto plain = EncodeBody(Message{SampleHello()});
+  auto missing = plain;
+  missing.push_back(kHelloOptionQpTimeout);
+  EXPECT_EQ(CodeOf(DecodeBody(MessageType::kHello, missing)), WireErrorCode::kTruncated);
+  for (uint8_t bad : {uint8_t{14}, uint8_t{32}, uint8_t{0xff}}) {
+    auto body = plain;
+    body.push_back(kHelloOptionQpTimeout);
+    body.push_back(bad);
+    auto r = DecodeBody(MessageType::kHello, body);
+    EXPECT_EQ(CodeOf(r), WireErrorCode::kOutOfRange) << int{bad};
+    if (auto* e = std::get_if<WireError>(&r)) {
+      EXPECT_EQ(e->detail, "qp_timeout out of range: " + std::to_string(bad));
+    }
+  }
+  auto extra = plain;
+  extra.push_back(kHelloOptionQpTimeout);
+  extra.push_back(31);
+  auto ok = DecodeBody(MessageType::kHello, extra);
+  ASSERT_TRUE(std::holds_alternative<Message>(ok)) << "31 is the largest valid value";
+  EXPECT_EQ(std::get<Hello>(std::get<Message>(ok)).params.qp_timeout, 31);
+  extra.push_back(1);
+  EXPECT_EQ(CodeOf(DecodeBody(MessageType::kHello, extra)), WireErrorCode::kTrailingBytes);
 }
 
 TEST(ControlProtocolTest, EncoderTruncatesLongText) {

@@ -7,7 +7,7 @@
 //
 //   probe_peer_once --peer ADDR [--port N] [--type write_bw|send_bw|send_lat|write_lat]
 //     [--psk-file FILE] [-s size] [-q qps] [-t tx_depth] [-D seconds] [-n iterations]
-//     [--timeout seconds] [--max-buffer bytes]
+//     [-u qp_timeout] [--timeout seconds] [--max-buffer bytes]
 // Exit status: 0 probe succeeded, 1 probe failed, 2 usage or unreadable key.
 #include <getopt.h>
 
@@ -30,8 +30,9 @@ namespace {
 [[noreturn]] void Usage(const char* msg) {
   std::fprintf(stderr,
                "%s\nusage: probe_peer_once --peer ADDR [--port N] [--type TYPE] [--psk-file FILE]\n"
-               "  [-s size] [-q qps] [-t tx_depth] [-D seconds] [-n iterations] [--timeout s]\n"
-               "  [--max-buffer bytes] [--debug]\n",
+               "  [-s size] [-q qps] [-t tx_depth] [-D seconds] [-n iterations] [-u qp_timeout]\n"
+               "  [--timeout s]"
+               " [--max-buffer bytes] [--debug]\n",
                msg);
   std::exit(2);
 }
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
                                  {"debug", no_argument, nullptr, 'G'},
                                  {nullptr, 0, nullptr, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "s:q:t:D:n:", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "s:q:t:D:n:u:", kLong, nullptr)) != -1) {
     switch (c) {
       case 'A': peer.address = optarg; break;
       case 'P': peer.port = static_cast<uint16_t>(U32(optarg)); break;
@@ -90,6 +91,12 @@ int main(int argc, char** argv) {
       case 't': module.tx_depth = U32(optarg); break;
       case 'D': module.duration = Ms(optarg); break;
       case 'n': module.iterations = U32(optarg); break;
+      case 'u': {
+        const uint32_t v = U32(optarg);
+        if (v > 31) Usage("-u: qp_timeout is 0..31");
+        module.qp_timeout = v;
+        break;
+      }
       default: Usage("bad flag");
     }
   }
