@@ -6,10 +6,16 @@
 # the right labels and plausible bandwidth/latency. Then the bandwidth modules are dropped by
 # a SIGHUP reload (see below), fresh latency medians are taken, and vm2 (host-c) delays its
 # eth0 egress by D with netem: the measured RTT (2 x the one-way median; the lower of two
-# probes started after the change) of the latency pairs that cross vm2's link must rise by D +-25%, and the
-# others (vm0<->vm1, and the rxe loopback pairs, which bypass the netdev) must not move by
-# more than 25% of D. Labels: host-c's pairs are the ones that move, so peer name and
-# address agree.
+# probes started after the change) of the latency pairs that cross vm2's link must rise by D
+# and the others (vm0<->vm1, and the rxe loopback pairs, which bypass the netdev) must not.
+# Judged two ways, each with half of D as the margin: the minimum RTT (netem adds D to every
+# round trip through vm2, so the floor of the crossing pairs is >= D, while the others' floor
+# stays at a few ms) must be >= 0.9 D after and rise by 0.5-1.5 D, or stay below D/2; the
+# median must rise by 0.5-2 D, or by less than D/2. The median used to be held to D +-25 %,
+# but at host load ~5 the medians of untouched pairs moved by up to 34 ms between two rounds
+# (a clean-clone run failed on 3 of 12 pairs: +25.8/+27.5/+34.2 ms, and a crossing pair
+# +127 ms), while the minima moved by < 10 ms and the crossing ones rose by 92-107 ms.
+# Labels: host-c's pairs are the ones that move, so peer name and address agree.
 #
 # Lab substitution (the only changes to mesh3.yml, checked below). Three 1-vCPU TCG VMs on
 # a 2-core host are ~100x slower than real hosts: cross-VM one-way latency is 5-30 ms there
@@ -175,6 +181,18 @@ check_pairs() {
 # finishes as + 1, and the gauges show the last probe; the second one after it). The lab's
 # noise (vCPU contention) only adds latency, and one probe's median was seen 40 ms above the
 # next one's. Stores "MEDIAN MIN" (one-way, s) in ARRAY[module/peer].
+# rtt_moved_as_expected EXPECT_MS MEDIAN0 MEDIAN1 MIN0 MIN1 (one-way seconds, as exported;
+# RTT = 2 x): true if the pair's RTT rose by D (EXPECT_MS = D_MS) or did not (EXPECT_MS = 0),
+# judged by its floor and its median, each with a margin of D/2 (see the header).
+rtt_moved_as_expected() {
+  awk -v e="$1" -v b0="$2" -v b1="$3" -v m0="$4" -v m1="$5" -v d="$D_MS" 'BEGIN {
+    med = 2000 * (b1 - b0); floor_rise = 2000 * (m1 - m0); floor = 2000 * m1
+    if (e > 0) ok = floor >= 0.9 * d && floor_rise >= d / 2 && floor_rise <= 1.5 * d && med >= d / 2 && med <= 2 * d
+    else ok = floor < d / 2 && med < d / 2
+    exit !ok
+  }'
+}
+
 fresh_medians() {
   local -n out=$1
   local -A next first
@@ -284,14 +302,14 @@ main() {
       read -r b1 m1 <<<"${after[$m/$p]}"
       rise=$(awk -v a="$b0" -v b="$b1" 'BEGIN {printf "%.2f", 2 * (b - a) * 1000}')
       local verdict=ok
-      if ! awk -v r="$rise" -v e="$expect" -v d="$D_MS" 'BEGIN {exit !(r >= e - d / 4 && r <= e + d / 4)}'; then
+      if ! rtt_moved_as_expected "$expect" "$b0" "$b1" "$m0" "$m1"; then
         verdict=BAD
         bad=$((bad + 1))
       fi
       lab_log "$(awk -v m="$m" -v me="$ME" -v p="$p" -v b0="$b0" -v b1="$b1" -v m0="$m0" -v m1="$m1" \
-        -v r="$rise" -v e="$expect" -v d="$D_MS" -v v="$verdict" 'BEGIN {
-        printf "RTT %-9s %s -> %s: median before %7.2f ms after %7.2f ms rise %7.2f ms (expect %d +- %.0f) %s [min RTT %.2f -> %.2f ms]",
-          m, me, p, 2000 * b0, 2000 * b1, r, e, d / 4, v, 2000 * m0, 2000 * m1}')"
+        -v r="$rise" -v e="$expect" -v v="$verdict" 'BEGIN {
+        printf "RTT %-9s %s -> %s: median before %7.2f ms after %7.2f ms rise %7.2f ms; min RTT %.2f -> %.2f ms (expect +%d) %s",
+          m, me, p, 2000 * b0, 2000 * b1, r, 2000 * m0, 2000 * m1, e, v}')"
     done
   done
   ((bad == 0)) || lab_fail "$bad latency pairs did not move as expected with netem"
