@@ -139,7 +139,12 @@ ATTACKS = [
     ("unknown_type", "malformed", send_then_reject(frame(42, b""))),
     ("ready_first", "malformed", send_then_reject(frame(READY))),
     ("truncated_hello", "malformed", send_then_reject(frame(HELLO, hello_body()[:20]))),
-    ("trailing_bytes", "malformed", send_then_reject(frame(HELLO, hello_body() + b"\0"))),
+    # HELLO's optional tail (options byte, then qp_timeout when bit 1 is set) is part of the
+    # message, so the trailing byte goes after the longest valid HELLO.
+    ("trailing_bytes", "malformed",
+     send_then_reject(frame(HELLO, hello_body() + bytes([0x02, 18]) + b"\0"))),
+    ("options_zero", "bad_params", send_then_reject(frame(HELLO, hello_body() + b"\0"))),
+    ("qp_timeout_32", "bad_params", send_then_reject(frame(HELLO, hello_body() + bytes([0x02, 32])))),
     ("eof_in_header", "malformed", half_close(MAGIC + b"\x01")),
     ("eof_in_body", "malformed", half_close(frame(HELLO, hello_body())[:12 + 30])),
     ("oversized_4097", "oversized", send_then_reject(frame(HELLO, length=4097))),

@@ -8,9 +8,10 @@
 #     probe clients with a wrong key, with no key, and from an unlisted address (10.88.0.12);
 #     raw control frames (tests/tools/control_attack.py): bad magic, an HTTP request, reserved
 #     flags, unknown type, a non-HELLO first, truncated HELLO, EOF inside the header and the
-#     body, trailing bytes, oversized (4097 B, 4 GiB, 64 KiB with its body), versions 0 and 2,
-#     qps 0, size above max_buffer_bytes, a wrong AUTH proof, garbage instead of AUTH, an idle
-#     and a half-header client; five of them again from the unlisted address; then a burst of
+#     body, trailing bytes after the longest HELLO, a zero HELLO options byte, qp_timeout 32,
+#     oversized (4097 B, 4 GiB, 64 KiB with its body), versions 0 and 2, qps 0, size above
+#     max_buffer_bytes, a wrong AUTH proof, garbage instead of AUTH, an idle and a half-header
+#     client; five of them again from the unlisted address; then a burst of
 #     12 connections at once.
 #  3. vm1: a third probe after the attacks.
 # Asserted: every hostile connection got the REJECT reason it should and is counted exactly
