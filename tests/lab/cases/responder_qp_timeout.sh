@@ -22,6 +22,8 @@ PEER_ONCE=$LAB_BUILD/tests/probe_peer_once
 DELAY_MS=150
 N=20
 SAMPLES=4 # vm1 samples its retry counter before and after each of the two probes
+# dump_counters FILE: every hw counter of this VM's rxe port as "name:value" lines.
+dump_counters() { grep -H . /sys/class/infiniband/"$LAB_RDMA_DEV"/ports/1/hw_counters/* | sed 's|.*/||' >"$1"; }
 
 if ((LAB_INDEX == 1)); then
   [[ -x $EXPORTER ]] || lab_fail "no $EXPORTER"
@@ -34,7 +36,7 @@ if ((LAB_INDEX == 1)); then
   for ((i = 0; i < SAMPLES; i++)); do
     lab_wait_signal "sample$i" 240 || exit 1
     lab_hw_counter completer_retry_err >"$LAB_OUT/vm1.retry.$i"
-    grep -H . /sys/class/infiniband/"$LAB_RDMA_DEV"/ports/1/hw_counters/* | sed 's|.*/||' >"$LAB_OUT/vm1.all.$i"
+    dump_counters "$LAB_OUT/vm1.all.$i"
     lab_signal "sampled$i"
   done
   kill -0 "$DAEMON" || lab_fail "the responder daemon died"
@@ -48,7 +50,7 @@ S=0
 # sample: sets D, R0, R1 to vm0's duplicates received, vm0's and vm1's retransmissions now
 # (and keeps every hw counter of both in $LAB_OUT/vm{0,1}.all.N for the log).
 sample() {
-  grep -H . /sys/class/infiniband/"$LAB_RDMA_DEV"/ports/1/hw_counters/* | sed 's|.*/||' >"$LAB_OUT/vm0.all.$S"
+  dump_counters "$LAB_OUT/vm0.all.$S"
   lab_signal "sample$S"
   lab_wait_signal "sampled$S" 60 || lab_fail "vm1 did not sample its counters"
   D=$(lab_hw_counter duplicate_request) R0=$(lab_hw_counter completer_retry_err)
