@@ -147,7 +147,8 @@ steady_round() {
 # each other a pair can stay at rxe_probe_success 0 for minutes (a clean-clone run failed on
 # "rxe_probe_success{send_bw_1m, host-a} != 1": timeout at 07:48:37, still the newest result
 # at 07:50:41, last success 07:47:35). So rxe_probe_success must be 1, or 0 with a `timeout`
-# as the pair's newest result; either way its last success lies within the steady round.
+# as the pair's newest result in /debug/probes (read after the scrape: a success there is a
+# probe that ended in between); either way its last success lies within the steady round.
 check_pairs() {
   local m p l v s reason debug
   debug=$(curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes) || lab_fail "no /debug/probes"
@@ -159,7 +160,7 @@ check_pairs() {
         reason=$(jq -r --arg m "$m" --arg p "$p" '[.pairs[] | select(.module == $m and .peer == $p) | .results[]] | sort_by(.started_at) | last | if .success then "success" else .failure.reason end' <<<"$debug")
         [[ $reason == timeout || $reason == success ]] ||
           lab_fail "rxe_probe_success{$l} = 0 and the newest result failed with '$reason', not a timeout"
-        lab_log "$m -> $p: newest probe timed out (overloaded lab; it succeeded in the steady round)"
+        lab_log "$m -> $p: rxe_probe_success 0 at the scrape; newest result in /debug/probes: $reason (it succeeded in the steady round)"
       else
         [[ $s == 1 ]] || lab_fail "rxe_probe_success{$l} = '$s', want 1 (or 0 after a timeout)"
       fi
