@@ -89,4 +89,4 @@ add_test(NAME package.lifecycle
   COMMAND ${CMAKE_SOURCE_DIR}/tests/lab/run-case.sh ${CMAKE_SOURCE_DIR}/cmake/package/lifecycle.sh
           ${CMAKE_BINARY_DIR})
 set_tests_properties(package.lifecycle PROPERTIES LABELS package TIMEOUT 900 RUN_SERIAL TRUE
-  FIXTURES_REQUIRED rxe_deb)
+  RESOURCE_LOCK rxe_lab FIXTURES_REQUIRED rxe_deb)

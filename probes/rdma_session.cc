@@ -2,6 +2,7 @@
 // PD, one scratch MR, send/receive CQs and `qps` RC QPs in INIT
 // (rc_pingpong's order); probes are dispatched to the *_probe.cc files.
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <string>
@@ -39,9 +40,30 @@ void LogCqEvents(const SessionCore& c) {
                                          {"cq_events", std::to_string(c.events.events)}});
 }
 
+// A QP teardown slower than this is logged (ibv_destroy_qp normally takes milliseconds).
+constexpr auto kSlowTeardown = std::chrono::seconds(1);
+
 class RdmaSessionImpl final : public RdmaSession {
  public:
   SessionCore core;
+
+  ~RdmaSessionImpl() override {
+    // rdma_rxe's destroy_qp waits (up to 50 s on Debian's 6.1) until nothing holds a reference
+    // to the QP; after an RC stream stalled with packets still queued it waits it out and logs
+    // a WARN in __rxe_cleanup. Say so here, where an operator reads the daemon's log.
+    const auto t0 = Clock::now();
+    core.qps.clear();
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+    if (took >= kSlowTeardown) {
+      log::Warn("destroying a probe's queue pairs was slow",
+                {{"device", core.device},
+                 {"type", std::string(config::ProbeTypeName(core.params.type))},
+                 {"role", core.role == Role::kClient ? "client" : "responder"},
+                 {"ms", std::to_string(took.count())},
+                 {"hint", "the driver waited for its own references to the QP (rdma_rxe: see the "
+                          "kernel log for a WARN in __rxe_cleanup); the RC stream had stalled"}});
+    }
+  }
 
   EndpointInfo Local() const override { return LocalInfo(core); }
   std::string DeviceName() const override { return core.device; }

@@ -1,6 +1,7 @@
 #include "probes/verbs_stream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "probes/verbs_poll.h"
@@ -30,6 +31,26 @@ void StreamWindow::MaybeOpen(Clock::time_point now, uint64_t completed) {
   if (open_ || now < warm_end_) return;
   open_ = true;
   completed_at_open_ = completed;
+}
+
+std::string StreamStallDetail(Clock::duration since_completion, uint64_t completed,
+                              uint64_t posted) {
+  const double secs = std::chrono::duration<double>(since_completion).count();
+  const auto c = static_cast<unsigned long long>(completed);
+  const auto p = static_cast<unsigned long long>(posted);
+  char buf[192];
+  if (since_completion < kStallAfter) {
+    std::snprintf(buf, sizeof buf,
+                  "deadline exceeded in the data phase, still completing: %llu of %llu WRs completed "
+                  "(the duration and the drain took longer than the timeout)",
+                  c, p);
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "deadline exceeded in the data phase: no completion for %.1f s, %llu of %llu WRs "
+                  "completed (the RC stream stalled)",
+                  secs, c, p);
+  }
+  return buf;
 }
 
 BandwidthMeasurement StreamWindow::Result(Clock::time_point start, Clock::time_point t_last,
@@ -131,7 +152,15 @@ ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode
       now = Clock::now();
       if (n > 0) t_last = now;
       empty_polls = 0;
-      if (auto f = stop.CheckAt(now)) return std::move(*f);
+      if (auto f = stop.CheckAt(now)) {
+        if (!cancel.load(std::memory_order_relaxed)) {
+          uint64_t posted = 0;
+          for (const QpState& s : st) posted += s.posted;
+          const Clock::time_point last = t_last == Clock::time_point{} ? start : t_last;
+          f->detail = StreamStallDetail(now - last, total_completed, posted);
+        }
+        return std::move(*f);
+      }
       if (now >= stop_at) stopping = true;
     } else if (cancel.load(std::memory_order_relaxed)) {
       return StopCheck::Cancelled();

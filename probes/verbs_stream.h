@@ -29,6 +29,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <string>
 
 #include "probes/engine.h"
 #include "probes/rdma_session_core.h"
@@ -57,6 +59,14 @@ class StreamWindow {
   bool open_ = false;
   uint64_t completed_at_open_ = 0;
 };
+
+/// The detail of a stream that reached its deadline: how long no completion came (since the last
+/// one, or since the start when none came), and how many WRs completed of those posted. A stream
+/// that stops completing is an RC stall: the peer stopped acknowledging, or the driver stopped
+/// retransmitting (rdma_rxe retries forever at retry_cnt 7 and never reports retry-exceeded).
+/// Below this since the last completion, a stream at its deadline is slow, not stalled.
+inline constexpr Clock::duration kStallAfter = std::chrono::seconds(1);
+std::string StreamStallDetail(Clock::duration since_completion, uint64_t completed, uint64_t posted);
 
 /// Streams `opcode` (IBV_WR_RDMA_WRITE to the peer's buffer, or IBV_WR_SEND).
 ProbeResult<Measurement> RunStreamClient(SessionCore& core, ibv_wr_opcode opcode,

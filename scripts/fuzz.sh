@@ -5,6 +5,7 @@
 # sanitizer report or timeout fails (the input is saved as build-fuzz/artifacts/<name>/crash-*).
 #   scripts/fuzz.sh                  every harness, 20 s each
 #   FUZZ_SECONDS=600 scripts/fuzz.sh config_fuzz    one harness, 10 min
+#   RXE_STAGE=build|run scripts/fuzz.sh              only build / only run (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/report.sh
@@ -26,12 +27,16 @@ for src in tests/fuzz/*_fuzz.cc; do all+=("$(basename "$src" .cc)"); done
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 # FUZZ_JOBS harnesses fuzz at once (default: the number of cores; each is one process).
+stage=${RXE_STAGE:-all}
 report_init fuzz.sh "${FUZZ_JOBS:-$(nproc)}"
-cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$CXX_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-  -DRXE_FUZZ=ON -DRXE_WARNINGS_AS_ERRORS=OFF -DRXE_SANITIZE=fuzzer-no-link,address,undefined >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
-echo "fuzz.sh: build $((SECONDS - report_start)) s"
+if [[ $stage != run ]]; then
+  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$CXX_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    -DRXE_FUZZ=ON -DRXE_WARNINGS_AS_ERRORS=OFF -DRXE_SANITIZE=fuzzer-no-link,address,undefined >/dev/null
+  cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
+  echo "fuzz.sh: build $((SECONDS - report_start)) s"
+fi
+[[ $stage != build ]] || exit 0
 dir=$(realpath "$dir")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

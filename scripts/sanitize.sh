@@ -9,6 +9,8 @@
 # run than -O2 -g, still line numbers in every report). The lab tools and benchmarks are not
 # built there (RXE_BUILD_TOOLS=OFF). Extra args go to every gtest binary.
 # Every UBSan check is fatal (-fno-sanitize-recover=all, CMakeLists.txt); no suppressions.
+# RXE_STAGE=build only builds, RXE_STAGE=run only runs what an earlier build made (scripts/test.sh
+# builds beside ctest at idle priority and runs after it); default: both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/report.sh
@@ -33,11 +35,15 @@ dir=${SAN_BUILD_DIR:-build-$mode}
 # ccache, shared with the other clones (without CCACHE_BASEDIR a fresh clone never hits)
 # shellcheck source=scripts/lib/ccache.sh
 . scripts/lib/ccache.sh
+stage=${RXE_STAGE:-all}
 report_init "sanitize.sh $mode"
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DRXE_SANITIZE="$flags" -DRXE_BUILD_TOOLS=OFF >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target "${tests[@]}"
-echo "sanitize.sh $mode: build $((SECONDS - report_start)) s"
+if [[ $stage != run ]]; then
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DRXE_SANITIZE="$flags" -DRXE_BUILD_TOOLS=OFF >/dev/null
+  cmake --build "$dir" -j"$(nproc)" --target "${tests[@]}"
+  echo "sanitize.sh $mode: build $((SECONDS - report_start)) s"
+fi
+[[ $stage != build ]] || exit 0
 
 # halt_on_error: the first report fails the binary.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}

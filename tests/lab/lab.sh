@@ -310,6 +310,19 @@ monitor() {
   done
 }
 
+# kernel_warnings I: prints the kernel's warnings and oopses from vmI's dmesg (saved by stage 2 at
+# power-off). The console runs at the default loglevel (`quiet`), which hides a WARN: a driver
+# that waited 50 s in rxe's __rxe_cleanup showed up only there.
+kernel_warnings() {
+  local f=$CTL/vm$1.dmesg n
+  [[ -r $f ]] || return 0
+  n=$(grep -cE '(WARNING|BUG|Oops|INFO: task .* blocked|watchdog: BUG|general protection fault):? ' "$f" || true)
+  ((n > 0)) || return 0
+  log "vm$1: the kernel logged $n warning(s) or oops(es); from $f:"
+  grep -A 12 -E '(WARNING|BUG|Oops|INFO: task .* blocked|watchdog: BUG|general protection fault):? ' "$f" |
+    head -n 40 | sed "s/^/vm$1 dmesg: /" >&2
+}
+
 # Prints one line per VM (status from STATE[i] and the guest's status file); returns the worst.
 collect() {
   local i st worst=0 ready secs fd
@@ -336,6 +349,7 @@ collect() {
     esac
     ((st <= worst)) || worst=$st
     log "vm$i: ${STATE[i]}, status $st (script started $ready)"
+    kernel_warnings "$i"
   done
   log "done in $((secs / 10)).$((secs % 10)) s, exit status $worst (out: $OUT)"
   return "$worst"

@@ -49,5 +49,22 @@ TEST(StreamWindowTest, NeverOpenedMeansTheWholeRun) {
   EXPECT_EQ(m.elapsed, D(50ms));
 }
 
+TEST(StreamStallDetailTest, NamesAStallWithItsLengthAndCounts) {
+  EXPECT_EQ(StreamStallDetail(D(61.25s), 10883, 11011),
+            "deadline exceeded in the data phase: no completion for 61.2 s, 10883 of 11011 WRs "
+            "completed (the RC stream stalled)");
+  // No completion at all: the caller passes the time since the start.
+  EXPECT_EQ(StreamStallDetail(D(30s), 0, 128),
+            "deadline exceeded in the data phase: no completion for 30.0 s, 0 of 128 WRs "
+            "completed (the RC stream stalled)");
+}
+
+TEST(StreamStallDetailTest, AStreamStillCompletingIsSlowNotStalled) {
+  EXPECT_EQ(StreamStallDetail(D(0.2s), 500, 628),
+            "deadline exceeded in the data phase, still completing: 500 of 628 WRs completed "
+            "(the duration and the drain took longer than the timeout)");
+  EXPECT_NE(StreamStallDetail(kStallAfter, 1, 2).find("stalled"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rxe::probes

@@ -217,6 +217,13 @@ EOF
   [[ $f_after != "$bw_fail_before" ]] || lab_fail "no failure counted for the vanished peer"
   lab_log "(b) FAILURE counted: $f_after"
   [[ $f_after =~ (timeout|wc_error)= ]] || lab_fail "want a timeout or wc_error failure for a peer gone mid-transfer, got $f_after"
+  # A timeout says the data phase stalled, and for how long (rdma_rxe retries forever at
+  # retry_cnt 7, so a peer gone mid-transfer is a stalled stream, not a wc_error).
+  if [[ $REC == *'"reason":"timeout"'* ]]; then
+    [[ $REC == *"no completion for "*" WRs completed (the RC stream stalled)"* ]] ||
+      lab_fail "a data-phase timeout must name the stall: $REC"
+    lab_log "(b) the failure names the stall: $(grep -o 'no completion for [^(]*' <<<"$REC")"
+  fi
   kill -0 "$DAEMON" || lab_fail "the daemon died"
   curl -sf --max-time 10 http://127.0.0.1:19791/-/healthy >/dev/null || lab_fail "the daemon is not healthy"
 
