@@ -80,7 +80,10 @@ std::optional<ProbeFailure> Endpoint::Build() {
   const size_t slots = size_t{opts_.recv_slots} + opts_.send_slots;
   buffer_ = verbs::AllocateBuffer(slots * SlotBytes());
   if (!buffer_) return Errno("allocate ud_ping buffer");
-  mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), slots * SlotBytes(), IBV_ACCESS_LOCAL_WRITE));
+  // An int, not the enum: ibv_reg_mr() is a macro that ORs in an ib_uverbs_access_flags value
+  // (clang: -Wdeprecated-enum-enum-conversion).
+  mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), slots * SlotBytes(),
+                       static_cast<int>(IBV_ACCESS_LOCAL_WRITE)));
   if (!mr_) return Errno("ibv_reg_mr (check the memlock limit)");
 
   ibv_qp_init_attr init{};

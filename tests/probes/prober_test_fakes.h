@@ -41,8 +41,8 @@ struct FakeBehavior {
 
 class FakeSession : public RdmaSession {
  public:
-  FakeSession(std::shared_ptr<FakeBehavior> b, SessionParams p, Role role, in_addr ip)
-      : b_(std::move(b)), p_(p), role_(role) {
+  FakeSession(std::shared_ptr<FakeBehavior> b, SessionParams p, Role /*role*/, in_addr ip)
+      : b_(std::move(b)), p_(p) {
     ++b_->live;
     ++b_->created;
     local_.gid[10] = 0xff;
@@ -92,7 +92,6 @@ class FakeSession : public RdmaSession {
  private:
   std::shared_ptr<FakeBehavior> b_;
   SessionParams p_;
-  Role role_;
   EndpointInfo local_;
 };
 
