@@ -49,8 +49,8 @@ class RdmaSessionImpl final : public RdmaSession {
 
   ~RdmaSessionImpl() override {
     // rdma_rxe's destroy_qp waits (up to 50 s on Debian's 6.1) until nothing holds a reference
-    // to the QP; after an RC stream stalled with packets still queued it waits it out and logs
-    // a WARN in __rxe_cleanup. Say so here, where an operator reads the daemon's log.
+    // to the QP, e.g. its packets still queued to a NIC that stopped sending (seen in the lab),
+    // then logs a WARN in __rxe_cleanup. Say so here, where an operator reads the daemon's log.
     const auto t0 = Clock::now();
     core.qps.clear();
     const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
@@ -60,8 +60,9 @@ class RdmaSessionImpl final : public RdmaSession {
                  {"type", std::string(config::ProbeTypeName(core.params.type))},
                  {"role", core.role == Role::kClient ? "client" : "responder"},
                  {"ms", std::to_string(took.count())},
-                 {"hint", "the driver waited for its own references to the QP (rdma_rxe: see the "
-                          "kernel log for a WARN in __rxe_cleanup); the RC stream had stalled"}});
+                 {"hint", "the driver waited for references to the QP, e.g. packets queued to a "
+                          "NIC that does not send them (rdma_rxe: a WARN in __rxe_cleanup in the "
+                          "kernel log); check the NIC's TX counters"}});
     }
   }
 

@@ -321,6 +321,7 @@ kernel_warnings() {
   log "vm$1: the kernel logged $n warning(s) or oops(es); from $f:"
   grep -A 12 -E '(WARNING|BUG|Oops|INFO: task .* blocked|watchdog: BUG|general protection fault):? ' "$f" |
     head -n 40 | sed "s/^/vm$1 dmesg: /" >&2
+  log "vm$1: its NIC and qdisc counters at power-off: $CTL/vm$1.net"
 }
 
 # Prints one line per VM (status from STATE[i] and the guest's status file); returns the worst.

@@ -18,9 +18,8 @@
 # once in rxe_responder_rejections_total{reason} on vm0's /metrics (per-reason deltas; the
 # burst as malformed + busy); the attacked probe succeeds with bandwidth >= 50 % of the smaller
 # undisturbed one, and its session was still running when the attacks ended (active_sessions
-# 1); 3 sessions counted (4 when an undisturbed probe ran again after a kernel stall: good());
-# the daemon is still up and serving /metrics; rdma resources on vm0 are back to the baseline
-# after each good session.
+# 1); 3 sessions counted; the daemon is still up and serving /metrics; rdma resources on vm0
+# are back to the baseline after each good session.
 set -euo pipefail
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -163,34 +162,20 @@ check_counters() {
   s0=$(value "$LAB_OUT/before.prom" rxe_responder_sessions_total)
   s1=$(value "$LAB_OUT/after.prom" rxe_responder_sessions_total)
   lab_log "sessions: ${s0%.*} -> ${s1%.*}; rejections counted: $total (all $((want_total + BURST)) hostile connections)"
-  # The good probes, and an undisturbed one run again after a kernel stall (good()).
-  local want_sessions=3
-  [[ ! -f $LAB_OUT/kernel-stalls ]] || want_sessions=$((3 + $(wc -l <"$LAB_OUT/kernel-stalls")))
-  ((${s1%.*} - ${s0%.*} == want_sessions)) ||
-    lab_fail "want $want_sessions sessions (the good probes), got $((${s1%.*} - ${s0%.*}))"
+  ((${s1%.*} - ${s0%.*} == 3)) || lab_fail "want 3 sessions (the good probes), got $((${s1%.*} - ${s0%.*}))"
 }
 
 # ---------------------------------------------------------------- vm1: the good client
 # good NAME [SECONDS=DURATION]: one write_bw probe with the right key; prints its MiB/s. Its
 # deadline is the data phase + 60 s: draining 128 x 64 KiB in flight and the DONE took over the
-# tool's default 10 s on a starved host (a 60 s probe failed at 70 s).
-# An undisturbed probe ("before", "after") whose RC stream stalls in this VM's kernel is run once
-# more: rdma_rxe (Debian 6.1) rarely stops completing a stream, then ibv_destroy_qp waits 50 s for
-# the QP's references and the kernel logs a WARN in __rxe_cleanup (seen once in ~20 runs of this
-# case, on the client VM, after the attacks had ended). That is neither admission control nor
-# the responder, which this case tests; any other failure, or a second stall, fails the case.
+# tool's default 10 s on a starved host (a 60 s probe failed at 70 s). With --debug its phases
+# are in the output. Seen once here (clean-clone run I): the stream stalled, then ibv_destroy_qp
+# waited 50 s in rxe's __rxe_cleanup. The same signature in lab.probe_mesh3 came with the VM's
+# NIC passing no traffic at all (probably a stalled virtio-net queue under TCG); lab.sh now
+# prints the kernel's WARN and each VM's NIC counters (.lab/vmI.net) to tell.
 good() {
-  local name=$1 secs=${2:-$DURATION} out=$LAB_OUT/good.$1.txt warn
-  if ! run_good "$out" "$secs"; then
-    warn=$(dmesg | grep -m1 'WARNING: .*__rxe_cleanup' || true)
-    if [[ $name == attacked || -z $warn ]] || ! grep -q 'the RC stream stalled' "$out"; then
-      lab_fail "good probe '$name' failed: $(grep RESULT "$out" || tail -n 5 "$out")${warn:+ (kernel: $warn)}"
-    fi
-    lab_log "good probe '$name': the RC stream stalled in this VM's rdma_rxe ($(grep -o 'no completion for [^(]*' "$out"); kernel: $warn); running it once more" >&2
-    echo "$name" >>"$LAB_OUT/kernel-stalls"
-    mv "$out" "$out.stalled"
-    run_good "$out" "$secs" || lab_fail "good probe '$name' failed again: $(grep RESULT "$out" || tail -n 5 "$out")"
-  fi
+  local name=$1 secs=${2:-$DURATION} out=$LAB_OUT/good.$1.txt
+  run_good "$out" "$secs" || lab_fail "good probe '$name' failed: $(grep RESULT "$out" || tail -n 5 "$out")"
   sed -n 's/^RESULT .* bw_mib_s=\([0-9.]*\) .*/\1/p' "$out"
 }
 

@@ -14,6 +14,11 @@ finish() { # status
   kill -KILL -1 2>/dev/null # leftovers of the script would keep ttyS1 open
   echo "$1" >"$CTL/vm$LABI_INDEX.status.tmp" && mv "$CTL/vm$LABI_INDEX.status.tmp" "$CTL/vm$LABI_INDEX.status"
   dmesg >"$CTL/vm$LABI_INDEX.dmesg" 2>/dev/null
+  # The NIC's view at the end (a VM whose virtio-net stopped transmitting was seen once: its
+  # peers got "No route to host", rxe's QPs were held by unsent skbs): packet and queue counters.
+  { chroot /host /sbin/ip -s -s link show
+    chroot /host /sbin/tc -s qdisc show
+    grep -i virtio /proc/interrupts; } >"$CTL/vm$LABI_INDEX.net" 2>&1
   echo "LAB_EXIT=$1" >"$OUT" # closing the tty waits until it is sent
   sync
   poweroff -f
