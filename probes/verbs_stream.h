@@ -64,8 +64,9 @@ class StreamWindow {
 /// one, or since the start when none came), and how many WRs completed of those posted. A stream
 /// that stops completing is an RC stall: the peer stopped acknowledging, or the driver stopped
 /// retransmitting (rdma_rxe retries forever at retry_cnt 7 and never reports retry-exceeded).
-/// Below this since the last completion, a stream at its deadline is slow, not stalled.
-inline constexpr Clock::duration kStallAfter = std::chrono::seconds(1);
+/// Below this since the last completion, a stream at its deadline is slow, not stalled (on a
+/// slow path, 1 MiB messages complete more than a second apart).
+inline constexpr Clock::duration kStallAfter = std::chrono::seconds(5);
 std::string StreamStallDetail(Clock::duration since_completion, uint64_t completed, uint64_t posted);
 
 /// Streams `opcode` (IBV_WR_RDMA_WRITE to the peer's buffer, or IBV_WR_SEND).

@@ -60,7 +60,7 @@ TEST(StreamStallDetailTest, NamesAStallWithItsLengthAndCounts) {
 }
 
 TEST(StreamStallDetailTest, AStreamStillCompletingIsSlowNotStalled) {
-  EXPECT_EQ(StreamStallDetail(D(0.2s), 500, 628),
+  EXPECT_EQ(StreamStallDetail(D(1.3s), 500, 628),
             "deadline exceeded in the data phase, still completing: 500 of 628 WRs completed "
             "(the duration and the drain took longer than the timeout)");
   EXPECT_NE(StreamStallDetail(kStallAfter, 1, 2).find("stalled"), std::string::npos);
