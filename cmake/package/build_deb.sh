@@ -26,8 +26,8 @@ if command -v ccache >/dev/null; then args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccach
 echo "+ dpkg-buildpackage -b -uc -us (in $OUT/src)"
 start=$(date +%s)
 # At idle CPU priority: ctest runs this beside lab cases, whose VMs must keep their CPU.
-idle=(nice -n 19)
-if chrt --idle 0 true 2>/dev/null; then idle+=(chrt --idle 0); fi
+# shellcheck source=scripts/lib/idle.sh
+. "$SRC/scripts/lib/idle.sh"
 (cd "$OUT/src" && RXE_CMAKE_ARGS="${args[*]}" DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
    "${idle[@]}" dpkg-buildpackage -b -uc -us >"$OUT/build.log" 2>&1) || { tail -40 "$OUT/build.log"; echo "FAIL: dpkg-buildpackage"; exit 1; }
 echo "built in $(($(date +%s) - start)) s:"

@@ -315,11 +315,12 @@ monitor() {
 # that waited 50 s in rxe's __rxe_cleanup showed up only there.
 kernel_warnings() {
   local f=$CTL/vm$1.dmesg n
+  local re='(WARNING|BUG|Oops|INFO: task .* blocked|watchdog: BUG|general protection fault):? '
   [[ -r $f ]] || return 0
-  n=$(grep -cE '(WARNING|BUG|Oops|INFO: task .* blocked|watchdog: BUG|general protection fault):? ' "$f" || true)
+  n=$(grep -cE "$re" "$f" || true)
   ((n > 0)) || return 0
   log "vm$1: the kernel logged $n warning(s) or oops(es); from $f:"
-  grep -A 12 -E '(WARNING|BUG|Oops|INFO: task .* blocked|watchdog: BUG|general protection fault):? ' "$f" |
+  grep -A 12 -E "$re" "$f" |
     head -n 40 | sed "s/^/vm$1 dmesg: /" >&2
   log "vm$1: its NIC and qdisc counters at power-off: $CTL/vm$1.net"
 }
