@@ -9,7 +9,20 @@
 LAB_SYNC=$LAB_OUT/.sync
 mkdir -p "$LAB_SYNC"
 
-lab_log() { echo "[$(date +%T.%3N)] $*"; }
+# Under TCG every fork+exec costs ~0.1 s of vCPU (awk, date, sleep: measured 75-130 ms each),
+# taken from the daemon under test on a 1-vCPU VM; a 0.1 s poll loop of `date` and `sleep`
+# kept a waiting VM ~2/3 busy. So the helpers below poll with builtins only: time from
+# $EPOCHREALTIME / $SECONDS, sleep as a read timeout on a pipe nobody writes to.
+exec {LAB_SLEEP_FD}<> <(:)
+# lab_sleep SECONDS: sleeps (fractions allowed) without a process.
+lab_sleep() { read -rt "${1:?lab_sleep SECONDS}" -u "$LAB_SLEEP_FD" _ || true; }
+# lab_now_ms: the wall clock in ms, into LAB_NOW_MS (no subshell).
+lab_now_ms() { LAB_NOW_MS=${EPOCHREALTIME//[!0-9]/}; LAB_NOW_MS=$((10#$LAB_NOW_MS / 1000)); }
+
+lab_log() {
+  local t=${EPOCHREALTIME//[!0-9]/}
+  printf '[%(%T)T.%03d] %s\n' "${t:0:${#t}-6}" "$((10#${t:${#t}-6} / 1000))" "$*"
+}
 
 # lab_fail MSG: prints MSG, tells the other VMs to stop waiting (lab_abort) and exits 1.
 lab_fail() {
@@ -30,17 +43,19 @@ trap 'lab__on_exit $?' EXIT
 # lab_wait_file PATH TIMEOUT: waits until PATH exists (polls every 0.1 s).
 lab_wait_file() {
   local path=$1 timeout=${2:?lab_wait_file PATH TIMEOUT} end
-  end=$(($(date +%s%N) / 1000000 + timeout * 1000))
+  lab_now_ms
+  end=$((LAB_NOW_MS + timeout * 1000))
   until [[ -e $path ]]; do
     if [[ -e $LAB_SYNC/abort && $path != "$LAB_SYNC/abort" ]]; then
       echo "lab_wait_file: $path: aborted ($(cat "$LAB_SYNC/abort"))" >&2
       return 1
     fi
-    if (($(date +%s%N) / 1000000 > end)); then
+    lab_now_ms
+    if ((LAB_NOW_MS > end)); then
       echo "lab_wait_file: $path did not appear within $timeout s" >&2
       return 1
     fi
-    sleep 0.1
+    lab_sleep 0.1
   done
 }
 
@@ -68,14 +83,27 @@ lab_barrier() {
 # (e.g. a perftest server; probing it with a connect would use up its one connection).
 lab_wait_listen() {
   local port=${1:?lab_wait_listen PORT} timeout=${2:-30} end
-  end=$(($(date +%s) + timeout))
-  until [[ -n $(ss -Hltn "sport = :$port" 2>/dev/null) ]]; do
-    if (($(date +%s) > end)); then
+  end=$((SECONDS + timeout))
+  until lab__listening "$port"; do
+    if ((SECONDS > end)); then
       echo "lab_wait_listen: nothing listens on TCP $port after $timeout s" >&2
       return 1
     fi
-    sleep 0.1
+    lab_sleep 0.1
   done
+}
+# lab__listening PORT: true if a TCP socket (IPv4 or IPv6) listens on PORT, read from
+# /proc/net/tcp{,6} with builtins (state 0A = LISTEN, local port in hex).
+lab__listening() {
+  local hex f _sl addr _rem st _rest
+  printf -v hex '%04X' "$1"
+  for f in /proc/net/tcp /proc/net/tcp6; do
+    [[ -r $f ]] || continue
+    while read -r _sl addr _rem st _rest; do
+      [[ $st == 0A && ${addr##*:} == "$hex" ]] && return 0
+    done <"$f"
+  done
+  return 1
 }
 
 # lab_kill_vm K [TIMEOUT=10]: asks the host to hard-kill VM K (its qemu gets SIGKILL) and
@@ -132,7 +160,7 @@ lab_set_mtu() {
   ip link set "$LAB_NETDEV" mtu "$1"
   for ((i = 0; i < 50; i++)); do
     [[ $(lab_active_mtu) == "$2" ]] && return 0
-    sleep 0.1
+    lab_sleep 0.1
   done
   lab_fail "active_mtu did not become $2 after netdev mtu $1 (is $(lab_active_mtu))"
 }
@@ -146,7 +174,7 @@ lab_hw_counter() { cat "/sys/class/infiniband/$LAB_RDMA_DEV/ports/1/hw_counters/
 # timeout, 1 on abort).
 lab_bg_wait() {
   local pid=${1:?lab_bg_wait PID} timeout=${2:-60} end
-  end=$(($(date +%s) + timeout))
+  end=$((SECONDS + timeout))
   while kill -0 "$pid" 2>/dev/null; do
     if [[ -e $LAB_SYNC/abort ]]; then
       kill -KILL "$pid" 2>/dev/null
@@ -154,13 +182,13 @@ lab_bg_wait() {
       echo "lab_bg_wait: pid $pid killed: aborted ($(cat "$LAB_SYNC/abort"))" >&2
       return 1
     fi
-    if (($(date +%s) > end)); then
+    if ((SECONDS > end)); then
       kill -KILL "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null
       echo "lab_bg_wait: pid $pid still running after $timeout s, killed" >&2
       return 124
     fi
-    sleep 0.1
+    lab_sleep 0.1
   done
   wait "$pid"
 }

@@ -24,7 +24,7 @@ plib_until() {
   until plib_scrape && "$@"; do
     kill -0 "$DAEMON" 2>/dev/null || lab_fail "the daemon died while waiting for: $desc"
     ((SECONDS < end)) || lab_fail "$desc: not within $t s"
-    sleep 0.3
+    lab_sleep 0.3
   done
 }
 # plib_fds PID / plib_threads PID: open fds / threads of a process.
@@ -37,7 +37,7 @@ plib_settled() {
   until (($(plib_fds "$1") == $2 && $(plib_threads "$1") == $3)); do
     ((SECONDS < end)) || lab_fail "pid $1 has $(plib_fds "$1") fds, $(plib_threads "$1") threads, want $2, $3: $(
       find "/proc/$1/fd" -mindepth 1 -printf '%l\n' | sort | uniq -c | sort -rn | head -5 | tr '\n' ' ')"
-    sleep 0.3
+    lab_sleep 0.3
   done
 }
 # plib_on_exit: EXIT trap: stops $DAEMON (and $DAEMON2 if set), then lib.sh's abort logic.
