@@ -53,7 +53,7 @@ window() {
   t0=$(proc_ticks "$DAEMON")
   w0=$(date +%s%N)
   for ((i = 0; i < secs; i++)); do
-    sleep 1
+    lab_sleep 1
     rss=$(status_kb "$DAEMON" VmRSS)
     ((rss > rss_max)) && rss_max=$rss
   done
@@ -75,7 +75,7 @@ daemon_cost() {
   DAEMON=$!
   lab_wait_listen 19791 60 || lab_fail "daemon did not listen: $(tail -n 5 "$LAB_OUT/daemon.log")"
   lab_wait_listen 19792 60 || lab_fail "responder did not listen"
-  sleep 2  # start-up done
+  lab_sleep 2  # start-up done
   lab_log "daemon idle for $IDLE_S s"
   idle_pct=$(window idle "$IDLE_S")
   rss=$(status_kb "$DAEMON" VmRSS)
@@ -151,7 +151,7 @@ perftest() {
   timed "$out.server.txt" ib_write_bw -d "$LAB_RDMA_DEV" -x "$GID" -p "$PORT" -F -s 65536 -t 128 -n "$ITERS" &
   spid=$!
   # Sleep first: polling with ss would add our own CPU to the whole-VM figure.
-  sleep 1
+  lab_sleep 1
   lab_wait_listen "$PORT" 30 || { cat "$out.server.txt"; return 1; }
   timed "$out.client.txt" ib_write_bw -d "$LAB_RDMA_DEV" -x "$GID" -p "$PORT" -F -s 65536 -t 128 -n "$ITERS" "$LAB_IP" ||
     { cat "$out.client.txt"; return 1; }

@@ -69,7 +69,7 @@ timeout $T ib_write_bw -d "$DEV" -F -s $SIZE -n $ITERS -p 18515 "$SERVER_IP" \
   >"$W/client1.log" 2>&1 || lab_fail "ib_write_bw client failed: $(tail -5 "$W/client1.log")"
 scrape --only rdma_netlink >"$W/netlink.prom"
 rdma statistic show link "$DEV/1" >"$W/rdma_stat.txt"
-sleep 0.1 # > hw_counters/lifespan (10 ms)
+lab_sleep 0.1 # > hw_counters/lifespan (10 ms)
 for f in /sys/class/infiniband/"$DEV"/ports/1/hw_counters/*; do
   echo "${f##*/} $(cat "$f")"
 done >"$W/sysfs_files.txt"
@@ -148,7 +148,7 @@ while ((SECONDS < end)) && kill -0 $client 2>/dev/null; do
                          $(res "$W/res_busy.prom" mr) > $(res "$W/res_base.prom" mr)) }"; then
     busy=1 && break
   fi
-  sleep 0.2
+  lab_sleep 0.2
 done
 ((busy)) || lab_fail "qp count never rose above the baseline during ib_write_bw"
 "$CAPTURE" "$LAB_OUT/capture" _busy >"$W/capture_busy.log" 2>&1 || lab_fail "nl_capture busy failed"
@@ -170,7 +170,7 @@ while scrape --only rdma_netlink >"$W/res_after.prom" &&
   ! awk "BEGIN { exit !($(res "$W/res_after.prom" qp) == $(res "$W/res_base.prom" qp) &&
                         $(res "$W/res_after.prom" mr) == $(res "$W/res_base.prom" mr)) }" &&
   ((SECONDS < end)); do
-  sleep 0.2
+  lab_sleep 0.2
 done
 for r in qp cq mr pd ctx cm_id srq; do
   b=$(res "$W/res_base.prom" $r) a=$(res "$W/res_after.prom" $r)

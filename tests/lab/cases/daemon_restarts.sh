@@ -83,7 +83,7 @@ f0=$(failed) p0=$(probes) t0=$(val rxe_exporter_config_last_reload_success_times
 for ((i = 1; i <= HUPS; i++)); do
   kill -HUP "$DAEMON"
   alive
-  sleep 1
+  lab_sleep 1
 done
 reload_ok() { [[ $(val rxe_exporter_config_last_reload_successful) == 1 ]]; }
 until_ok "(e) the last reload succeeded" 30 reload_ok

@@ -74,7 +74,7 @@ for _ in $(seq 1 120); do
   scrape >"$LAB_OUT/probes.prom" || true
   n=$(grep -c '^rxe_probe_success{.*} 1$' "$LAB_OUT/probes.prom" || true)
   [ "$n" -ge 4 ] && break
-  sleep 1
+  lab_sleep 1
 done
 grep -E '^rxe_probe_(success|bandwidth_bytes_per_second|latency_median_seconds)\{' "$LAB_OUT/probes.prom" || true
 for mod in write_bw send_bw send_lat write_lat; do

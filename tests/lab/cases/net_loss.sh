@@ -66,7 +66,7 @@ window() {
   until scrape && (($(probes bw) >= b0 + WINDOW)); do
     kill -0 "$DAEMON" || lab_fail "the daemon died"
     ((SECONDS < end)) || lab_fail "$name: $WINDOW bw probes did not end within $((end - SECONDS)) s: a probe hangs?"
-    sleep 0.5
+    lab_sleep 0.5
   done
   lab_log "$name: bw $((b0)) -> $(probes bw) probes ($(($(ok_probes bw) - p0)) ok), lat $l0 -> $(probes lat);" \
     "failures bw: $(failures bw) lat: $(failures lat)"
@@ -77,7 +77,7 @@ start_daemon "$LAB_OUT/prober.yml"
 end=$((SECONDS + 120))
 until scrape && (($(ok_probes bw) >= 1 && $(ok_probes lat) >= 1)); do
   ((SECONDS < end)) || lab_fail "no successful bw and lat probe on the healthy link: bw $(failures bw) lat $(failures lat)"
-  sleep 0.5
+  lab_sleep 0.5
 done
 lab_log "healthy link: first bw and lat probes succeeded"
 
@@ -102,7 +102,7 @@ base=$(probes bw)
 end=$((SECONDS + 60))
 until scrape && (($(probes bw) > base)) && [[ $(val 'rxe_probe_success{module="bw",peer="peer"}') == 1 ]]; do
   ((SECONDS < end)) || lab_fail "bw probes did not succeed again after the loss ended"
-  sleep 0.5
+  lab_sleep 0.5
 done
 kill -0 "$DAEMON" || lab_fail "the daemon died"
 lab_signal prober-done

@@ -87,7 +87,7 @@ wait_success() {
       n=$(val "rxe_probes_total{$l}")
       ((${n:-0} > $3)) && [[ $(val "rxe_probe_success{$l}") == 1 ]] && return 0
     fi
-    sleep 0.5
+    lab_sleep 0.5
   done
   return 1
 }
@@ -133,7 +133,7 @@ wait_bw_end() {
   local end=$((SECONDS + 60))
   until scrape && (($(val 'rxe_probes_total{module="bw",peer="victim"}') > $1)); do
     ((SECONDS < end)) || lab_fail "the bandwidth probe to vm1 did not end within 60 s"
-    sleep 0.2
+    lab_sleep 0.2
   done
 }
 
@@ -155,7 +155,7 @@ freeze_mid_probe() {
     read -r s0 <"$sent"
     busy=0
     while :; do
-      sleep 0.2
+      lab_sleep 0.2
       read -r s1 <"$sent"
       if ((s1 - s0 >= 120)); then busy=$((busy + 1)); else busy=0; fi
       ((busy < 2)) || break
@@ -241,7 +241,7 @@ EOF
       now_metric=$(metric_res)
       [[ $now_metric == "$baseline" ]] && break
     fi
-    sleep 0.2
+    lab_sleep 0.2
   done
   t_res=$(ms)
   lab_log "(b) RESOURCES baseline: $baseline; during the probe: $DURING; after: rdma $now_res, exporter $now_metric ($(((t_res - t_fail) / 1000)) s after the kill)"
@@ -256,7 +256,7 @@ EOF
   end=$((SECONDS + 60))
   until scrape && ! grep -q '^rxe_probes_total{module="bw"' "$PROM"; do
     ((SECONDS < end)) || lab_fail "the reload did not drop the bw module"
-    sleep 0.2
+    lab_sleep 0.2
   done
   [[ $(val rxe_exporter_config_last_reload_successful) == 1 ]] || lab_fail "the reload failed"
   lab_log "(c) bw module dropped by a reload"
@@ -265,7 +265,7 @@ EOF
   local f=""
   end=$((SECONDS + LAT_INTERVAL * 4))
   while ((SECONDS < end)); do
-    sleep 0.5
+    lab_sleep 0.5
     scrape && f=$(failures lat steady)
     [[ -n $f ]] && break
   done

@@ -48,14 +48,39 @@ scrape() { # scrape FILE: this VM's /metrics into FILE
 }
 # val FILE SERIES: the value of SERIES (exact name{labels}) in FILE, or "".
 val() { awk -v s="$2" '$1 == s {print $2; exit}' "$1"; }
-labels() { echo "module=\"$1\",peer=\"$2\",rack=\"${RACK[$2]}\""; }
-# failures FILE MODULE PEER: sum over reasons of rxe_probe_failures_total of the pair.
-failures() {
-  awk -v p="rxe_probe_failures_total{$(labels "$2" "$3"),reason=" 'index($1, p) == 1 {s += $2} END {print s + 0}' "$1"
+# series: reads $PROM in one awk pass into V[NAME/MODULE/PEER] (every rxe_ series with module
+# and peer labels, histogram buckets left out; rxe_probe_failures_total summed over reasons).
+# Under TCG every process costs ~0.1 s of this VM's one vCPU, which the daemon under test needs:
+# an awk per pair and series made each poll ~6 s of CPU.
+declare -A V
+series() {
+  local k v
+  V=()
+  while read -r k v; do V[$k]=$v; done < <(awk '
+    function label(s, k) { return match(s, "[{,]" k "=\"[^\"]*\"") ? substr(s, RSTART + length(k) + 3, RLENGTH - length(k) - 4) : "" }
+    /^rxe_/ && !match($1, /[{,](le|counter)="/) {
+      m = label($1, "module"); p = label($1, "peer")
+      if (m == "" || p == "") next
+      name = $1; sub(/\{.*/, "", name); k = name "/" m "/" p
+      if (name == "rxe_probe_failures_total") f[k] += $2; else print k, $2
+    }
+    END { for (k in f) print k, f[k] }' "$PROM")
 }
+labels() { echo "module=\"$1\",peer=\"$2\",rack=\"${RACK[$2]}\""; }
 # aborted: fails this VM at once when another VM failed (lab_abort), e.g. in a polling loop.
 aborted() { [[ ! -e $LAB_SYNC/abort ]] || lab_fail "aborted: $(cat "$LAB_SYNC/abort")"; }
 between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN {exit !(v != "" && v + 0 >= lo + 0 && v + 0 <= hi + 0)}'; }
+# expect VALUE LO HI MESSAGE: queues the check LO <= VALUE <= HI (all three non-empty) for
+# check_expected, which runs every queued check in one awk and fails with the first MESSAGE.
+EXPECT=()
+expect() { EXPECT+=("${1:--} ${2:--} ${3:--} $4"); }
+check_expected() {
+  local bad
+  bad=$(printf '%s\n' "${EXPECT[@]}" | awk '$1 == "-" || $2 == "-" || $3 == "-" || $1 + 0 < $2 + 0 || $1 + 0 > $3 + 0 {
+    $1 = $2 = $3 = ""; sub(/^ +/, ""); print; exit }')
+  EXPECT=()
+  [[ -z $bad ]] || lab_fail "$bad"
+}
 is_lat() { [[ $1 == *_lat ]]; }
 
 make_config() {
@@ -77,22 +102,22 @@ make_config() {
 # (all 36 pairs of the mesh start within seconds on an overloaded lab) are printed; the
 # steady round after it must have none.
 wait_all_success() {
-  local end=$(($(date +%s) + $1)) m p n=-1 last=-1
+  local end=$((SECONDS + $1)) m p n=-1 last=-1
   while :; do
-    sleep 2
+    lab_sleep 2
     aborted
     ((n == last)) || lab_log "$n of 12 pairs succeeded"
     last=$n
     scrape "$PROM" || continue
+    series
     n=0
     for m in "${MODULES[@]}"; do
       for p in "${PEERS[@]}"; do
-        (($(val "$PROM" "rxe_probes_total{$(labels "$m" "$p")}" | cut -d. -f1) > $(failures "$PROM" "$m" "$p"))) 2>/dev/null &&
-          n=$((n + 1))
+        ((${V[rxe_probes_total/$m/$p]:-0} > ${V[rxe_probe_failures_total/$m/$p]:-0})) && n=$((n + 1))
       done
     done
     ((n == 12)) && return 0
-    (($(date +%s) < end)) || lab_fail "only $n of 12 pairs succeeded after $1 s: $(debug_failures)"
+    ((SECONDS < end)) || lab_fail "only $n of 12 pairs succeeded after $1 s: $(debug_failures)"
   done
 }
 # debug_failures: the failed results in /debug/probes, one per line.
@@ -108,29 +133,29 @@ debug_failures() {
 # timeouts); a pair that never succeeds again fails the case.
 steady_round() {
   local -A p0 s0
-  local m p l n ok end=$((SECONDS + $1)) left t
-  STEADY_START=$(date +%s)
-  t=$(date -u -d "@$STEADY_START" +%Y-%m-%dT%H:%M:%S.000Z)
+  local m p n ok end=$((SECONDS + $1)) left t
+  STEADY_START=$EPOCHSECONDS
+  TZ=UTC0 printf -v t '%(%Y-%m-%dT%H:%M:%S)T.000Z' "$STEADY_START"
   scrape "$PROM"
+  series
   for m in "${MODULES[@]}"; do
     for p in "${PEERS[@]}"; do
-      l=$(labels "$m" "$p")
-      p0[$m/$p]=$(val "$PROM" "rxe_probes_total{$l}")
-      s0[$m/$p]=$((p0[$m/$p] - $(failures "$PROM" "$m" "$p")))
+      p0[$m/$p]=${V[rxe_probes_total/$m/$p]:-0}
+      s0[$m/$p]=$((p0[$m/$p] - ${V[rxe_probe_failures_total/$m/$p]:-0}))
     done
   done
   while :; do
-    sleep 2
+    lab_sleep 2
     aborted
     scrape "$PROM" || continue
+    series
     left=0
     for m in "${MODULES[@]}"; do
       for p in "${PEERS[@]}"; do
-        l=$(labels "$m" "$p")
-        n=$(val "$PROM" "rxe_probes_total{$l}")
-        ok=$((${n:-0} - $(failures "$PROM" "$m" "$p")))
+        n=${V[rxe_probes_total/$m/$p]:-0}
+        ok=$((n - ${V[rxe_probe_failures_total/$m/$p]:-0}))
         # The probe in flight at $t may count as one of the successes: want one more after it.
-        ((${n:-0} >= p0[$m/$p] + 2 && ok >= s0[$m/$p] + 2)) || left=$((left + 1))
+        ((n >= p0[$m/$p] + 2 && ok >= s0[$m/$p] + 2)) || left=$((left + 1))
       done
     done
     ((left == 0)) && break
@@ -150,12 +175,14 @@ steady_round() {
 # as the pair's newest result in /debug/probes (read after the scrape: a success there is a
 # probe that ended in between); either way its last success lies within the steady round.
 check_pairs() {
-  local m p l v s reason debug
+  local m p l v s reason debug md mn mx x
   debug=$(curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes) || lab_fail "no /debug/probes"
+  series
   for m in "${MODULES[@]}"; do
     for p in "${PEERS[@]}"; do
       l=$(labels "$m" "$p")
-      s=$(val "$PROM" "rxe_probe_success{$l}")
+      x=/$m/$p
+      s=${V[rxe_probe_success$x]:-}
       if [[ $s == 0 ]]; then
         reason=$(jq -r --arg m "$m" --arg p "$p" '[.pairs[] | select(.module == $m and .peer == $p) | .results[]] | sort_by(.started_at) | last | if .success then "success" else .failure.reason end' <<<"$debug")
         [[ $reason == timeout || $reason == success ]] ||
@@ -164,28 +191,29 @@ check_pairs() {
       else
         [[ $s == 1 ]] || lab_fail "rxe_probe_success{$l} = '$s', want 1 (or 0 after a timeout)"
       fi
-      between "$(val "$PROM" "rxe_probes_total{$l}")" 1 1e9 || lab_fail "rxe_probes_total{$l} not > 0"
-      between "$(val "$PROM" "rxe_probe_last_success_timestamp_seconds{$l}")" "$STEADY_START" $(($(date +%s) + 5)) ||
-        lab_fail "rxe_probe_last_success_timestamp_seconds{$l} not within the steady round (since $STEADY_START)"
+      expect "${V[rxe_probes_total$x]:-}" 1 1e9 "rxe_probes_total{$l} not > 0"
+      expect "${V[rxe_probe_last_success_timestamp_seconds$x]:-}" "$STEADY_START" $((EPOCHSECONDS + 5)) \
+        "rxe_probe_last_success_timestamp_seconds{$l} not within the steady round (since $STEADY_START)"
       if is_lat "$m"; then
-        local mn md mx
-        mn=$(val "$PROM" "rxe_probe_latency_min_seconds{$l}")
-        md=$(val "$PROM" "rxe_probe_latency_median_seconds{$l}")
-        mx=$(val "$PROM" "rxe_probe_latency_max_seconds{$l}")
-        between "$md" 1e-6 0.5 || lab_fail "latency median{$l} = $md s, want 1 us .. 500 ms"
-        between "$md" "$mn" "$mx" || lab_fail "latency{$l}: min $mn median $md max $mx out of order"
-        between "$(val "$PROM" "rxe_probe_latency_seconds_count{$l}")" 30 1e12 || lab_fail "latency histogram{$l} has < 30 samples"
+        mn=${V[rxe_probe_latency_min_seconds$x]:-} md=${V[rxe_probe_latency_median_seconds$x]:-}
+        mx=${V[rxe_probe_latency_max_seconds$x]:-}
+        expect "$md" 1e-6 0.5 "latency median{$l} = $md s, want 1 us .. 500 ms"
+        expect "$md" "$mn" "$mx" "latency{$l}: min $mn median $md max $mx out of order"
+        expect "${V[rxe_probe_latency_seconds_count$x]:-}" 30 1e12 "latency histogram{$l} has < 30 samples"
         lab_log "$m -> $p (${ADDR[$p]}): median ${md}s (min $mn, max $mx)"
       else
-        v=$(val "$PROM" "rxe_probe_bandwidth_bytes_per_second{$l}")
+        v=${V[rxe_probe_bandwidth_bytes_per_second$x]:-}
         # 100 kB/s .. 100 Gb/s: the lab gets ~1-70 MB/s; a unit or clock error would be far off.
-        between "$v" 1e5 1.25e10 || lab_fail "bandwidth{$l} = $v B/s implausible"
-        between "$(val "$PROM" "rxe_probe_transferred_bytes_total{$l}")" 1e5 1e15 || lab_fail "no bytes transferred for $l"
-        between "$(val "$PROM" "rxe_probe_message_rate_per_second{$l}")" 0.01 1e9 || lab_fail "no message rate for $l"
-        lab_log "$m -> $p (${ADDR[$p]}): $(awk -v v="$v" 'BEGIN {printf "%.1f MB/s", v / 1e6}')"
+        expect "$v" 1e5 1.25e10 "bandwidth{$l} = $v B/s implausible"
+        expect "${V[rxe_probe_transferred_bytes_total$x]:-}" 1e5 1e15 "no bytes transferred for $l"
+        expect "${V[rxe_probe_message_rate_per_second$x]:-}" 0.01 1e9 "no message rate for $l"
+        local iv=${v%%.*}
+        [[ $iv =~ ^[0-9]+$ ]] && v="$((iv / 1000000)).$((iv / 100000 % 10)) MB/s" || v="$v B/s"
+        lab_log "$m -> $p (${ADDR[$p]}): $v"
       fi
     done
   done
+  check_expected
   # Labels: exactly module, peer and the peer's extra label, and no peer or module not configured.
   v=$(grep -E '^rxe_probe(s_total|_success)\{' "$PROM" | grep -cvE '^rxe_probe(s_total|_success)\{module="(send_lat|write_lat|write_bw_64k|send_bw_1m)",peer="host-(a|b|c)",rack="r[12]"\} ' || true)
   ((v == 0)) || lab_fail "unexpected probe series: $(grep -E '^rxe_probe(s_total|_success)\{' "$PROM" | grep -vE 'rack="r[12]"\} ')"
@@ -214,23 +242,24 @@ rtt_moved_as_expected() {
 fresh_medians() {
   local -n out=$1
   local -A next first
-  local m p l n end=$((SECONDS + $2)) left v
+  local m p n end=$((SECONDS + $2)) left v
   scrape "$PROM"
+  series
   for m in "${LAT_MODULES[@]}"; do
-    for p in "${PEERS[@]}"; do next[$m/$p]=$(($(val "$PROM" "rxe_probes_total{$(labels "$m" "$p")}") + 2)); done
+    for p in "${PEERS[@]}"; do next[$m/$p]=$((${V[rxe_probes_total/$m/$p]:-0} + 2)); done
   done
   while :; do
-    sleep 2
+    lab_sleep 2
     aborted
     scrape "$PROM" || continue
+    series
     left=0
     for m in "${LAT_MODULES[@]}"; do
       for p in "${PEERS[@]}"; do
         [[ -n ${out[$m/$p]:-} ]] && continue
-        l=$(labels "$m" "$p")
-        n=$(val "$PROM" "rxe_probes_total{$l}")
-        if ((${n:-0} >= ${next[$m/$p]})) && [[ $(val "$PROM" "rxe_probe_success{$l}") == 1 ]]; then
-          v="$(val "$PROM" "rxe_probe_latency_median_seconds{$l}") $(val "$PROM" "rxe_probe_latency_min_seconds{$l}")"
+        n=${V[rxe_probes_total/$m/$p]:-0}
+        if ((n >= ${next[$m/$p]})) && [[ ${V[rxe_probe_success/$m/$p]:-} == 1 ]]; then
+          v="${V[rxe_probe_latency_median_seconds/$m/$p]} ${V[rxe_probe_latency_min_seconds/$m/$p]}"
           if [[ -z ${first[$m/$p]:-} ]]; then
             first["$m/$p"]=$v
             next["$m/$p"]=$((n + 1))
@@ -290,7 +319,7 @@ main() {
   local end=$((SECONDS + 60))
   until scrape "$PROM" && ! grep -q '^rxe_probes_total{module="write_bw_64k"' "$PROM"; do
     ((SECONDS < end)) || lab_fail "the reload did not drop the bandwidth modules"
-    sleep 1
+    lab_sleep 1
   done
   [[ $(val "$PROM" rxe_exporter_config_last_reload_successful) == 1 ]] || lab_fail "reload failed"
   local -A before after

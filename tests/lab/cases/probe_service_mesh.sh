@@ -107,7 +107,7 @@ main() {
   until [[ -e $METRICS ]] && mesh_ok; do
     kill -0 "$pid" 2>/dev/null || lab_fail "probe_service_once ended: $(tail -n 20 "$log")"
     ((SECONDS < end)) || lab_fail "the mesh phase did not get there in $MAX_SECONDS s: ${WHY_NOT:-no metrics}"
-    sleep 1
+    lab_sleep 1
   done
   lab_log "mesh phase complete $((SECONDS - t0)) s after the start"
   touch "$LAB_OUT/until.vm$LAB_INDEX"

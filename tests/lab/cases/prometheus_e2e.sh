@@ -200,12 +200,12 @@ lab_log "rules copied, windows shortened: $(cat "$DASH"/rules/*.yml | diff - <(c
 prometheus --config.file="$W/prometheus.yml" --storage.tsdb.path=/run/prometheus-e2e \
   --web.listen-address=127.0.0.1:9090 >"$W/prometheus.log" 2>&1 &
 PROM_PID=$!
-for _ in $(seq 600); do curl -fs "$PROM/-/ready" >/dev/null 2>&1 && break; sleep 0.2; done
+for _ in $(seq 600); do curl -fs "$PROM/-/ready" >/dev/null 2>&1 && break; lab_sleep 0.2; done
 curl -fs "$PROM/-/ready" >/dev/null || lab_fail "prometheus not ready: $(tail -5 "$W/prometheus.log")"
 T0=$(date +%s)
 lab_log "prometheus ready; $HEALTHY_SECONDS s of healthy history"
 left=$((T0 + HEALTHY_SECONDS - $(date +%s)))
-((left <= 0)) || sleep "$left"
+((left <= 0)) || lab_sleep "$left"
 
 # 1. The healthy mesh.
 # Every target answered its scrapes: at most one failed scrape each over the healthy phase (at 6x
@@ -215,7 +215,7 @@ down=$(q "sum by (instance) (count_over_time(up[$(($(date +%s) - T0))s]) - sum_o
 [[ -z $down ]] || lab_log "failed scrapes during the healthy phase (instance count): $down"
 bad=$(curl -fs "$PROM/api/v1/targets" | jq -r '.data.activeTargets[] | select(.health != "up") | "\(.labels.instance): \(.lastError)"')
 if [[ -n $bad ]]; then
-  sleep 12 # one more scrape
+  lab_sleep 12 # one more scrape
   bad=$(curl -fs "$PROM/api/v1/targets" | jq -r '.data.activeTargets[] | select(.health != "up") | "\(.labels.instance): \(.lastError)"')
 fi
 [[ -z $bad ]] || problem "targets not up (two scrapes in a row): $bad"
@@ -265,7 +265,7 @@ lab_wait_signal netem-applied 60 || lab_fail "host1 did not apply netem"
 T1=$(date +%s)
 fired=""
 while (($(date +%s) < T1 + FIRE_TIMEOUT)); do
-  sleep 5
+  lab_sleep 5
   now=$(q 'ALERTS{alertname=~"RxeProbe.*Regression"}' |
     jq -r '.data.result[].metric | "\(.alertname) \(.instance)>\(.peer) \(.module) \(.alertstate)"' | sort -u)
   [[ -z $now ]] || lab_log "+$(($(date +%s) - T1)) s: $(tr '\n' ';' <<<"$now")"

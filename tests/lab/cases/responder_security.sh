@@ -87,7 +87,7 @@ responder() {
   local end=$(($(date +%s) + 60))
   until qp=$(qp_count) && ((qp > base_qp)); do
     (($(date +%s) < end)) || lab_fail "the good session's QP never appeared"
-    sleep 0.1
+    lab_sleep 0.1
   done
   lab_log "good session running (qp $qp), attacks start"
   lab_signal session-active
@@ -121,7 +121,7 @@ back_to_baseline() {
   local end=$(($(date +%s) + 15))
   until resources >"$LAB_OUT/resources.after" && cmp -s "$LAB_OUT/resources.before" "$LAB_OUT/resources.after"; do
     (($(date +%s) < end)) || return 1
-    sleep 0.5
+    lab_sleep 0.5
   done
 }
 

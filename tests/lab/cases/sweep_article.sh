@@ -89,7 +89,7 @@ sweeper() {
   until grep -q '^\[3/6\]' "$LAB_OUT/cut.stderr" 2>/dev/null; do
     kill -0 "$pid" 2>/dev/null || lab_fail "the sweep to interrupt ended before point 3: $(tail -n 3 "$LAB_OUT/cut.stderr")"
     ((SECONDS < end)) || lab_fail "the sweep to interrupt did not reach point 3 in 240 s"
-    sleep 0.1
+    lab_sleep 0.1
   done
   kill -INT "$pid"
   rc=0
