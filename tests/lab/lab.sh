@@ -322,7 +322,7 @@ kernel_warnings() {
   log "vm$1: the kernel logged $n warning(s) or oops(es); from $f:"
   grep -A 12 -E "$re" "$f" |
     head -n 40 | sed "s/^/vm$1 dmesg: /" >&2
-  log "vm$1: its NIC and qdisc counters at power-off: $CTL/vm$1.net"
+  log "vm$1: its NIC and qdisc counters at power-off: $CTL/vm$1.net${NETNS:+ (host side of the taps: $CTL/host.net)}"
 }
 
 # Prints one line per VM (status from STATE[i] and the guest's status file); returns the worst.
@@ -377,6 +377,11 @@ main() {
   log "booting $NVMS VM(s), kernel $LAB_KVER, timeout $TIMEOUT s, out $OUT"
   for ((i = 0; i < NVMS; i++)); do start_vm "$i"; done
   monitor
+  # The host's side of the lab network (every tap's and the bridge's counters, drops included):
+  # with the guests' own counters (.lab/vmI.net) it tells a guest whose NIC stopped receiving
+  # (its tap's TX, host -> guest, still counts, with drops once qemu stops reading it) from one
+  # that stopped sending (its tap's RX stops).
+  [[ -z $NETNS ]] || ip -n "$NETNS" -s -s link show >"$CTL/host.net" 2>&1 || true
   local rc=0
   collect || rc=$?
   cleanup
