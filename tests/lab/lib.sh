@@ -15,7 +15,9 @@ mkdir -p "$LAB_SYNC"
 # $EPOCHREALTIME / $SECONDS, sleep as a read timeout on a pipe nobody writes to.
 exec {LAB_SLEEP_FD}<> <(:)
 # lab_sleep SECONDS: sleeps (fractions allowed) without a process.
-lab_sleep() { read -rt "${1:?lab_sleep SECONDS}" -u "$LAB_SLEEP_FD" _ || true; }
+# A read that fails other than by its timeout (status > 128: a bad argument, a closed fd) would
+# return at once and turn a poll loop into a busy loop: fall back to sleep(1) then.
+lab_sleep() { read -rt "${1:?lab_sleep SECONDS}" -u "$LAB_SLEEP_FD" _ || (($? > 128)) || sleep "$1"; }
 # lab_now_ms: the wall clock in ms, into LAB_NOW_MS (no subshell).
 lab_now_ms() { LAB_NOW_MS=${EPOCHREALTIME//[!0-9]/}; LAB_NOW_MS=$((10#$LAB_NOW_MS / 1000)); }
 

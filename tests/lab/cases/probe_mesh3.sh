@@ -49,22 +49,25 @@ scrape() { # scrape FILE: this VM's /metrics into FILE
 # val FILE SERIES: the value of SERIES (exact name{labels}) in FILE, or "".
 val() { awk -v s="$2" '$1 == s {print $2; exit}' "$1"; }
 # series: reads $PROM in one awk pass into V[NAME/MODULE/PEER] (every rxe_ series with module
-# and peer labels, histogram buckets left out; rxe_probe_failures_total summed over reasons).
+# and peer labels, histogram buckets left out; rxe_probe_failures_total summed over reasons). A
+# series whose rack label is not its peer's (RACK) is left out and listed in V[!rack].
 # Under TCG every process costs ~0.1 s of this VM's one vCPU, which the daemon under test needs:
 # an awk per pair and series made each poll ~6 s of CPU.
 declare -A V
 series() {
   local k v
   V=()
-  while read -r k v; do V[$k]=$v; done < <(awk '
+  while read -r k v; do V[$k]=$v; done < <(awk -v racks="$(for k in "${!RACK[@]}"; do echo "$k=${RACK[$k]}"; done)" '
     function label(s, k) { return match(s, "[{,]" k "=\"[^\"]*\"") ? substr(s, RSTART + length(k) + 3, RLENGTH - length(k) - 4) : "" }
+    BEGIN { n = split(racks, r, "\n"); for (i = 1; i <= n; i++) { split(r[i], kv, "="); rack[kv[1]] = kv[2] } }
     /^rxe_/ && !match($1, /[{,](le|counter)="/) {
       m = label($1, "module"); p = label($1, "peer")
       if (m == "" || p == "") next
+      if (label($1, "rack") != rack[p]) { bad = bad " " $1; next }
       name = $1; sub(/\{.*/, "", name); k = name "/" m "/" p
       if (name == "rxe_probe_failures_total") f[k] += $2; else print k, $2
     }
-    END { for (k in f) print k, f[k] }' "$PROM")
+    END { for (k in f) print k, f[k]; if (bad != "") print "!rack" bad }' "$PROM")
 }
 labels() { echo "module=\"$1\",peer=\"$2\",rack=\"${RACK[$2]}\""; }
 # aborted: fails this VM at once when another VM failed (lab_abort), e.g. in a polling loop.
@@ -76,10 +79,11 @@ EXPECT=()
 expect() { EXPECT+=("${1:--} ${2:--} ${3:--} $4"); }
 check_expected() {
   local bad
+  local rc=0
   bad=$(printf '%s\n' "${EXPECT[@]}" | awk '$1 == "-" || $2 == "-" || $3 == "-" || $1 + 0 < $2 + 0 || $1 + 0 > $3 + 0 {
-    $1 = $2 = $3 = ""; sub(/^ +/, ""); print; exit }')
+    m = $0; $1 = $2 = $3 = ""; sub(/^ +/, ""); print ($0 == "" ? "check failed: " m : $0); exit 1 }') || rc=$?
   EXPECT=()
-  [[ -z $bad ]] || lab_fail "$bad"
+  ((rc == 0)) || lab_fail "$bad"
 }
 is_lat() { [[ $1 == *_lat ]]; }
 
@@ -178,6 +182,7 @@ check_pairs() {
   local m p l v s reason debug md mn mx x
   debug=$(curl -sf --max-time 20 http://127.0.0.1:19791/debug/probes) || lab_fail "no /debug/probes"
   series
+  [[ -z ${V[!rack]:-} ]] || lab_fail "series whose rack label is not their peer's:${V[!rack]}"
   for m in "${MODULES[@]}"; do
     for p in "${PEERS[@]}"; do
       l=$(labels "$m" "$p")
@@ -208,7 +213,7 @@ check_pairs() {
         expect "${V[rxe_probe_transferred_bytes_total$x]:-}" 1e5 1e15 "no bytes transferred for $l"
         expect "${V[rxe_probe_message_rate_per_second$x]:-}" 0.01 1e9 "no message rate for $l"
         local iv=${v%%.*}
-        [[ $iv =~ ^[0-9]+$ ]] && v="$((iv / 1000000)).$((iv / 100000 % 10)) MB/s" || v="$v B/s"
+        [[ $iv =~ ^[0-9]+$ ]] && v="$(((iv + 50000) / 1000000)).$(((iv + 50000) / 100000 % 10)) MB/s" || v="$v B/s"
         lab_log "$m -> $p (${ADDR[$p]}): $v"
       fi
     done
@@ -259,7 +264,7 @@ fresh_medians() {
         [[ -n ${out[$m/$p]:-} ]] && continue
         n=${V[rxe_probes_total/$m/$p]:-0}
         if ((n >= ${next[$m/$p]})) && [[ ${V[rxe_probe_success/$m/$p]:-} == 1 ]]; then
-          v="${V[rxe_probe_latency_median_seconds/$m/$p]} ${V[rxe_probe_latency_min_seconds/$m/$p]}"
+          v="${V[rxe_probe_latency_median_seconds/$m/$p]:-} ${V[rxe_probe_latency_min_seconds/$m/$p]:-}"
           if [[ -z ${first[$m/$p]:-} ]]; then
             first["$m/$p"]=$v
             next["$m/$p"]=$((n + 1))
