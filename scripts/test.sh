@@ -8,10 +8,10 @@
 #   scripts/test.sh -L unit            only unit tests (any ctest arguments are passed on)
 #   RXE_SANITIZERS=0 RXE_FUZZ=0 scripts/test.sh -L unit    skip the sanitizer / fuzz stages
 # The three instrumented builds (~20 CPU-minutes cold) run in the background while ctest runs,
-# at SCHED_IDLE and nice 19, so they only get CPU the lab's VMs leave. That is little: the TCG
-# VMs keep both cores busy most of the time, and the overlap saved ~8 % of a clean-clone run
-# (run J, tests/fuzz/README.md). Run one after the other, a clean-clone run took 67 min on the
-# CI host. The instrumented binaries then run in the foreground, after ctest, at normal priority:
+# at SCHED_IDLE and nice 19, so they only get CPU the lab's VMs leave: the TCG VMs keep both
+# cores busy much of the time (runs J and K, tests/fuzz/README.md: the ASan build finished
+# beside ctest, TSan and fuzz mostly after it). Run one after the other, a clean-clone run took
+# 67 min on the CI host. The instrumented binaries then run in the foreground, after ctest, at normal priority:
 # their timeouts must not depend on what the lab leaves them.
 set -euo pipefail
 cd "$(dirname "$0")/.."

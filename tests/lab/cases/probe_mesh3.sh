@@ -40,6 +40,7 @@ LAT_MODULES=(send_lat write_lat)
 PEERS=(host-a host-b host-c)
 declare -A ADDR=([host-a]=10.77.0.10 [host-b]=10.77.0.11 [host-c]=10.77.0.12)
 declare -A RACK=([host-a]=r1 [host-b]=r1 [host-c]=r2)
+RACKS=$(for p in "${!RACK[@]}"; do echo "$p=${RACK[$p]}"; done) # peer=rack lines, for series
 ME=${PEERS[LAB_INDEX]}
 PROM=$LAB_OUT/metrics.vm$LAB_INDEX.prom
 
@@ -50,14 +51,14 @@ scrape() { # scrape FILE: this VM's /metrics into FILE
 val() { awk -v s="$2" '$1 == s {print $2; exit}' "$1"; }
 # series: reads $PROM in one awk pass into V[NAME/MODULE/PEER] (every rxe_ series with module
 # and peer labels, histogram buckets left out; rxe_probe_failures_total summed over reasons). A
-# series whose rack label is not its peer's (RACK) is left out and listed in V[!rack].
+# series whose rack label is not its peer's (RACK, RACKS) is left out and listed in V[!rack].
 # Under TCG every process costs ~0.1 s of this VM's one vCPU, which the daemon under test needs:
 # an awk per pair and series made each poll ~6 s of CPU.
 declare -A V
 series() {
   local k v
   V=()
-  while read -r k v; do V[$k]=$v; done < <(awk -v racks="$(for k in "${!RACK[@]}"; do echo "$k=${RACK[$k]}"; done)" '
+  while read -r k v; do V[$k]=$v; done < <(awk -v racks="$RACKS" '
     function label(s, k) { return match(s, "[{,]" k "=\"[^\"]*\"") ? substr(s, RSTART + length(k) + 3, RLENGTH - length(k) - 4) : "" }
     BEGIN { n = split(racks, r, "\n"); for (i = 1; i <= n; i++) { split(r[i], kv, "="); rack[kv[1]] = kv[2] } }
     /^rxe_/ && !match($1, /[{,](le|counter)="/) {
@@ -72,7 +73,6 @@ series() {
 labels() { echo "module=\"$1\",peer=\"$2\",rack=\"${RACK[$2]}\""; }
 # aborted: fails this VM at once when another VM failed (lab_abort), e.g. in a polling loop.
 aborted() { [[ ! -e $LAB_SYNC/abort ]] || lab_fail "aborted: $(cat "$LAB_SYNC/abort")"; }
-between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN {exit !(v != "" && v + 0 >= lo + 0 && v + 0 <= hi + 0)}'; }
 # expect VALUE LO HI MESSAGE: queues the check LO <= VALUE <= HI (all three non-empty) for
 # check_expected, which runs every queued check in one awk and fails with the first MESSAGE.
 EXPECT=()
@@ -218,13 +218,13 @@ check_pairs() {
       fi
     done
   done
-  check_expected
   # Labels: exactly module, peer and the peer's extra label, and no peer or module not configured.
   v=$(grep -E '^rxe_probe(s_total|_success)\{' "$PROM" | grep -cvE '^rxe_probe(s_total|_success)\{module="(send_lat|write_lat|write_bw_64k|send_bw_1m)",peer="host-(a|b|c)",rack="r[12]"\} ' || true)
   ((v == 0)) || lab_fail "unexpected probe series: $(grep -E '^rxe_probe(s_total|_success)\{' "$PROM" | grep -vE 'rack="r[12]"\} ')"
   [[ $(grep -cE '^rxe_probe_success\{' "$PROM") == 12 ]] || lab_fail "want 12 rxe_probe_success series"
   [[ $(val "$PROM" 'rxe_exporter_config_last_reload_successful') == 1 ]] || lab_fail "config not loaded"
-  between "$(val "$PROM" 'rxe_responder_sessions_total')" 1 1e9 || lab_fail "the responder served no sessions"
+  expect "$(val "$PROM" 'rxe_responder_sessions_total')" 1 1e9 "the responder served no sessions"
+  check_expected
 }
 
 # fresh_medians ARRAY TIMEOUT: for every latency pair, the lower median of two successful

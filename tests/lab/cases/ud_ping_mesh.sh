@@ -106,21 +106,31 @@ mesh_sent() {
   while read -r peer n; do out[$peer]=$n; done < <(jq -r '.pairs[]? | select(.module == "mesh") | "\(.peer) \(.sent)"' <<<"$2" 2>/dev/null)
 }
 
+# lat_successes ARRAY PROBES_JSON: ARRAY[module/peer] = number of successful results, in one jq
+# call for all pairs.
+lat_successes() {
+  local -n into=$1
+  local k n
+  into=()
+  # shellcheck disable=SC2004,SC2034 # into: the caller's associative array (nameref)
+  while read -r k n; do into[$k]=$n; done < <(jq -r '.pairs[] | "\(.module)/\(.peer) \([.results[] | select(.success)] | length)"' <<<"$2")
+}
 lat_ok() { # PROBES_JSON MODULE PEER -> number of successful results
-  jq --arg p "$3" --arg m "$2" '[.pairs[] | select(.module == $m and .peer == $p) | .results[] | select(.success)] | length' <<<"$1"
+  local -A c
+  lat_successes c "$1"
+  echo "${c[$2/$3]:-0}"
 }
 
 # lat_probes TIMEOUT MODULE...: waits until every MODULE succeeded 3 times to every peer; J = the
 # newest /debug/probes. Returns 1 (after logging the results) when TIMEOUT seconds pass first.
 lat_probes() {
-  local timeout=$1 deadline=$((SECONDS + $1)) ok peer mod k n
+  local timeout=$1 deadline=$((SECONDS + $1)) ok peer mod
   local -A good
   shift
   while :; do
     lab_sleep 1
     J=$(curl -sf --max-time 20 "http://127.0.0.1:$PORT/debug/probes") || continue
-    good=() # successful results per module/peer, one jq call per poll
-    while read -r k n; do good[$k]=$n; done < <(jq -r '.pairs[] | "\(.module)/\(.peer) \([.results[] | select(.success)] | length)"' <<<"$J")
+    lat_successes good "$J"
     ok=1
     for peer in $(peer_names); do
       for mod in "$@"; do ((${good[$mod/$peer]:-0} >= 3)) || ok=0; done
