@@ -19,6 +19,13 @@ inline std::vector<std::string> PeerNames(const std::vector<Peer>& peers) {
   return out;
 }
 
+/// "OK" if `yaml` loads as the config file `source_name`, else the loader's error message
+/// (which starts with `source_name`).
+inline std::string ErrorOf(const std::string& yaml, const std::string& source_name = "t.yml") {
+  auto cfg = LoadString(yaml, source_name);
+  return cfg.ok() ? "OK" : cfg.error().message;
+}
+
 /// `text` with every "<fixture dir>/" removed.
 inline std::string StripFixtureDir(std::string text) {
   const std::string prefix = FixtureDir() + "/";

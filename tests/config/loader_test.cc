@@ -11,6 +11,8 @@
 namespace rxe::config {
 namespace {
 
+using testing::ErrorOf;
+
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
@@ -18,11 +20,6 @@ Config MustLoad(const std::string& yaml, const std::string& name = "test.yml") {
   auto cfg = LoadString(yaml, name);
   EXPECT_TRUE(cfg.ok()) << cfg.error().message;
   return cfg.ok() ? *cfg : Config{};
-}
-
-std::string ErrorOf(const std::string& yaml) {
-  auto cfg = LoadString(yaml, "t.yml");
-  return cfg.ok() ? "OK" : cfg.error().message;
 }
 
 TEST(LoaderTest, EmptyDocumentGivesDefaults) {

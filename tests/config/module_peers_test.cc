@@ -17,17 +17,13 @@
 namespace rxe::config {
 namespace {
 
+using testing::ErrorOf;
 using testing::PeerNames;
 
 Config MustLoad(const std::string& yaml) {
   auto cfg = LoadString(yaml, "rxe.yml");
   EXPECT_TRUE(cfg.ok()) << cfg.error().message;
   return cfg.ok() ? *cfg : Config{};
-}
-
-std::string LoadError(const std::string& yaml) {
-  auto cfg = LoadString(yaml, "rxe.yml");
-  return cfg.ok() ? "(loaded)" : cfg.error().message;
 }
 
 const std::string kPeers =
@@ -135,8 +131,8 @@ TEST(ModulePeers, PairCountUsesTheSubset) {
       "  mesh:\n"
       "    type: send_lat\n"
       "    subset: {group_label: rack, per_other_group: 1}\n";
-  EXPECT_EQ(LoadError(kPeers + "prober: {max_pairs: 5, self: {name: a2}}\n" + mesh), "(loaded)");
-  EXPECT_NE(LoadError(kPeers + "prober: {max_pairs: 5}\nmodules:\n  all: {type: send_lat}\n")
+  EXPECT_EQ(ErrorOf(kPeers + "prober: {max_pairs: 5, self: {name: a2}}\n" + mesh, "rxe.yml"), "OK");
+  EXPECT_NE(ErrorOf(kPeers + "prober: {max_pairs: 5}\nmodules:\n  all: {type: send_lat}\n", "rxe.yml")
                 .find("above prober.max_pairs 5"),
             std::string::npos);
 }
@@ -183,7 +179,7 @@ TEST(ModulePeers, ValidationErrors) {
        "rxe.yml:1:45: prober.self.nick: unknown key; allowed keys: name, labels"},
   };
   for (const auto& c : cases) {
-    EXPECT_EQ(LoadError(c.yaml + kPeers), c.message) << c.yaml;
+    EXPECT_EQ(ErrorOf(c.yaml + kPeers, "rxe.yml"), c.message) << c.yaml;
   }
 }
 

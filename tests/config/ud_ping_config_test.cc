@@ -7,13 +7,10 @@
 namespace rxe::config {
 namespace {
 
+using testing::ErrorOf;
+
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-std::string ErrorOf(const std::string& yaml) {
-  auto cfg = LoadString(yaml, "t.yml");
-  return cfg.ok() ? "OK" : cfg.error().message;
-}
 
 TEST(UdPingConfigTest, DefaultsAndKeysFromFixture) {
   auto cfg = LoadFile(testing::Fixture("valid-ud-ping.yml"));

@@ -3,14 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "config/loader.h"
+#include "tests/config/fixture_util.h"
 
 namespace rxe::config {
 namespace {
 
-std::string ErrorOf(const std::string& yaml) {
-  auto cfg = LoadString(yaml, "t.yml");
-  return cfg.ok() ? "OK" : cfg.error().message;
-}
+using testing::ErrorOf;
 
 TEST(UseEventConfigTest, SendLatDefaultsToBusyPollingAndAcceptsTrue) {
   auto cfg = LoadString(

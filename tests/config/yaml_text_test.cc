@@ -7,50 +7,48 @@
 #include <string>
 
 #include "config/loader.h"
+#include "tests/config/fixture_util.h"
 #include "config/parse_internal.h"
 #include "config/peer_file.h"
 
 namespace rxe::config {
 namespace {
 
-std::string LoadError(const std::string& yaml) {
-  auto cfg = LoadString(yaml, "c.yml");
-  return cfg.ok() ? "(loaded)" : cfg.error().message;
-}
+using testing::ErrorOf;
 
 TEST(YamlTextTest, CommaAloneIsAnErrorNotAnEndlessLoop) {
-  EXPECT_EQ(LoadError(","), "c.yml:1:1: invalid YAML: unexpected \",\"");
-  EXPECT_EQ(LoadError(",\n"), "c.yml:1:1: invalid YAML: unexpected \",\"");
+  EXPECT_EQ(ErrorOf(","), "t.yml:1:1: invalid YAML: unexpected \",\"");
+  EXPECT_EQ(ErrorOf(",\n"), "t.yml:1:1: invalid YAML: unexpected \",\"");
 }
 
 TEST(YamlTextTest, StrayTokenAfterADocumentIsAnError) {
   // YAML::Load alone would return the map and ignore the ",".
-  EXPECT_EQ(LoadError("devices: {}\n,\n"), "c.yml:2:1: invalid YAML: end of map not found");
-  EXPECT_EQ(LoadError("- x\n,\n"), "c.yml:2:1: invalid YAML: unexpected \",\"");
-  EXPECT_EQ(LoadError("- !+(.,.)\n"), "c.yml:1:7: invalid YAML: end of sequence not found");
+  EXPECT_EQ(ErrorOf("devices: {}\n,\n"), "t.yml:2:1: invalid YAML: end of map not found");
+  EXPECT_EQ(ErrorOf("- x\n,\n"), "t.yml:2:1: invalid YAML: unexpected \",\"");
+  EXPECT_EQ(ErrorOf("- !+(.,.)\n"), "t.yml:1:7: invalid YAML: end of sequence not found");
 }
 
 TEST(YamlTextTest, MoreThanOneDocumentIsStillAnError) {
-  EXPECT_EQ(LoadError("devices: {}\n---\ndevices: {}\n---\n,\n"),
-            "c.yml:2:1: more than one YAML document; the file must hold a single document");
+  EXPECT_EQ(ErrorOf("devices: {}\n---\ndevices: {}\n---\n,\n"),
+            "t.yml:2:1: more than one YAML document; the file must hold a single document");
 }
 
 TEST(YamlTextTest, DeepNestingIsAnError) {
-  EXPECT_EQ(LoadError(std::string(100000, '[')),
-            "c.yml:1:1: invalid YAML: nested more than 2000 levels deep");
+  EXPECT_EQ(ErrorOf(std::string(100000, '[')),
+            "t.yml:1:1: invalid YAML: nested more than 2000 levels deep");
   std::string maps;
   for (int i = 0; i < 50000; ++i) maps += "{a: ";
-  EXPECT_NE(LoadError(maps).find("invalid YAML: nested more than 2000 levels deep"),
+  EXPECT_NE(ErrorOf(maps).find("invalid YAML: nested more than 2000 levels deep"),
             std::string::npos);
 }
 
 TEST(YamlTextTest, TextAboveTheSizeLimitIsAnError) {
   std::string big = "# " + std::string(kMaxYamlFileBytes, 'x') + "\n";
-  EXPECT_EQ(LoadError(big),
-            "c.yml: file is larger than 1048576 bytes (1 MiB), the limit for config and peer "
+  EXPECT_EQ(ErrorOf(big),
+            "t.yml: file is larger than 1048576 bytes (1 MiB), the limit for config and peer "
             "files; split peers over several peer_files");
   std::string fits = "# " + std::string(kMaxYamlFileBytes - 3, 'x') + "\n";
-  EXPECT_EQ(LoadError(fits), "(loaded)");
+  EXPECT_EQ(ErrorOf(fits), "OK");
 }
 
 class YamlFileTest : public ::testing::Test {

@@ -207,3 +207,21 @@ lab_rdma_res() {
 
 # lab_fd_count PID: open file descriptors of PID.
 lab_fd_count() { find "/proc/${1:?lab_fd_count PID}/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+
+# lab_proc_ticks PID: utime + stime of PID in clock ticks (/proc/PID/stat fields 14 and 15,
+# counted after the ")" that ends the command name, which may hold spaces). No fork.
+lab_proc_ticks() {
+  local stat stat_fields
+  read -r stat <"/proc/${1:?lab_proc_ticks PID}/stat" || return
+  read -ra stat_fields <<<"${stat##*) }"
+  echo $((stat_fields[11] + stat_fields[12]))
+}
+
+# lab_status_kb PID FIELD: the value of a /proc/PID/status field in kB (VmRSS, VmHWM), or
+# nothing if PID has no such field (a kernel thread has no VmRSS). No fork.
+lab_status_kb() {
+  local k v
+  while read -r k v _; do
+    if [[ $k == "${2:?lab_status_kb PID FIELD}:" ]]; then echo "$v"; return 0; fi
+  done <"/proc/${1:?lab_status_kb PID FIELD}/status"
+}

@@ -20,9 +20,7 @@ PEERS=75
 [[ -x $LOAD ]] || lab_fail "$LOAD is not built (cmake --build build --target metrics_load_bench)"
 
 scrape() { curl -sSf --max-time 60 http://127.0.0.1:19791/metrics; }
-proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
-status_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 # probes_done: probe sessions the responder accepted (the prober is this daemon). Retried: under
 # the load a scrape may get 503 from --web.max-requests.
 probes_done() {
@@ -75,15 +73,15 @@ PAIRS=$(grep -c '^rxe_probes_total{' "$LAB_OUT/before.prom" || true)
 NDEV=$(grep -c '^rxe_device_info{' "$LAB_OUT/before.prom" || true)
 
 # The same window without load, for comparison.
-p0=$(probes_done) c0=$(proc_ticks "$DAEMON")
+p0=$(probes_done) c0=$(lab_proc_ticks "$DAEMON")
 sleep "$LOAD_S"
-p1=$(probes_done) c1=$(proc_ticks "$DAEMON")
+p1=$(probes_done) c1=$(lab_proc_ticks "$DAEMON")
 t0=$(date +%s%N)
 scrape >/dev/null
 idle_scrape_ms=$((($(date +%s%N) - t0) / 1000000))
 
-fds0=$(lab_fd_count "$DAEMON") thr0=$(status_kb "$DAEMON" Threads)
-p2=$(probes_done) c2=$(proc_ticks "$DAEMON") w2=$(date +%s%N)
+fds0=$(lab_fd_count "$DAEMON") thr0=$(lab_status_kb "$DAEMON" Threads)
+p2=$(probes_done) c2=$(lab_proc_ticks "$DAEMON") w2=$(date +%s%N)
 "$LOAD" 127.0.0.1 19791 19792 "$CLIENTS" "$LOAD_S" "$SLOW" "$SLOW" >"$LAB_OUT/load.txt" 2>&1 &
 LOADER=$!
 # Health while loaded: /-/healthy every 2 s.
@@ -100,11 +98,11 @@ while kill -0 "$LOADER" 2>/dev/null; do
   sleep 2
 done
 wait "$LOADER" || lab_fail "the load tool failed: $(cat "$LAB_OUT/load.txt")"
-c3=$(proc_ticks "$DAEMON") w3=$(date +%s%N)
+c3=$(lab_proc_ticks "$DAEMON") w3=$(date +%s%N)
 p3=$(probes_done)  # may retry a few 503s: counts probes that ran until the load ended
 kill -0 "$DAEMON" 2>/dev/null || lab_fail "the daemon died: $(tail -n 20 "$LAB_OUT/daemon.log")"
 sleep 10  # slow connections closed, workers done
-fds1=$(lab_fd_count "$DAEMON") thr1=$(status_kb "$DAEMON" Threads)
+fds1=$(lab_fd_count "$DAEMON") thr1=$(lab_status_kb "$DAEMON" Threads)
 scrape >"$LAB_OUT/after.prom" || lab_fail "scrape after the load failed"
 
 echo
@@ -114,7 +112,7 @@ cat "$LAB_OUT/load.txt"
 echo "/-/healthy during the load: $healthy_ok ok, $healthy_bad failed, slowest ${health_max_ms} ms"
 echo "probes completed: $((p1 - p0)) in $LOAD_S s without load, $((p3 - p2)) in $(((w3 - w2) / 1000000000)) s under load"
 echo "daemon CPU (% of one CPU): $(awk -v t=$((c1 - c0)) -v hz="$HZ" -v s="$LOAD_S" 'BEGIN {printf "%.0f", t / hz / s * 100}') without load, $(awk -v t=$((c3 - c2)) -v hz="$HZ" -v ns=$((w3 - w2)) 'BEGIN {printf "%.0f", t / hz / (ns / 1e9) * 100}') under load"
-echo "fds $fds0 -> $fds1, threads $thr0 -> $thr1, VmHWM $(status_kb "$DAEMON" VmHWM) kB"
+echo "fds $fds0 -> $fds1, threads $thr0 -> $thr1, VmHWM $(lab_status_kb "$DAEMON" VmHWM) kB"
 grep -E '^rxe_exporter_http_(connections_total|headers_too_large_total)|^rxe_responder_rejections_total' "$LAB_OUT/after.prom" || true
 kill -TERM "$DAEMON"
 lab_bg_wait "$DAEMON" 30 || lab_fail "daemon did not stop"

@@ -17,7 +17,6 @@ DEADLINE_S=6600
 PEERS=25  # peer names (all this host): 4 modules x 25 = 100 pairs
 
 scrape() { curl -sf --max-time 30 http://127.0.0.1:19791/metrics; }
-status_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 # probes_done: probe sessions the responder accepted (the prober is this same daemon). Unlike
 # rxe_probes_total it survives the reloads that remove and re-add the pairs.
 probes_done() { scrape | awk '/^rxe_responder_sessions_total/ {s += $2} END {printf "%d\n", s}'; }
@@ -49,7 +48,7 @@ to_idle() {
   local prev="" now i
   for ((i = 0; i < 60; i++)); do
     sleep 1
-    RES=$(lab_rdma_res) FDS=$(lab_fd_count "$DAEMON") THREADS=$(status_kb "$DAEMON" Threads)
+    RES=$(lab_rdma_res) FDS=$(lab_fd_count "$DAEMON") THREADS=$(lab_status_kb "$DAEMON" Threads)
     now="$RES $FDS $THREADS"
     [[ $now == "$prev" ]] && return 0
     prev=$now
@@ -64,9 +63,9 @@ probe_until() {
     sleep "$SAMPLE_S"
     kill -0 "$DAEMON" 2>/dev/null || lab_fail "the daemon died: $(tail -n 20 "$LAB_OUT/daemon.log")"
     N=$(probes_done) || lab_fail "scrape failed"
-    rss=$(status_kb "$DAEMON" VmRSS)
+    rss=$(lab_status_kb "$DAEMON" VmRSS)
     fds=$(lab_fd_count "$DAEMON")
-    thr=$(status_kb "$DAEMON" Threads)
+    thr=$(lab_status_kb "$DAEMON" Threads)
     ((fds > MAX_FDS)) && MAX_FDS=$fds
     ((thr > MAX_THREADS)) && MAX_THREADS=$thr
     printf '%6d %7d %8d %5d %7d %s\n' $(($(date +%s) - T0)) "$N" "$rss" "$fds" "$thr" "$(lab_rdma_res)" >>"$SAMPLES"
@@ -89,16 +88,16 @@ MAX_FDS=0 MAX_THREADS=0 N=0
 probe_until "$WARMUP_PROBES"
 WARM_AT=$N
 to_idle
-IDLE_RES=$RES IDLE_FDS=$FDS IDLE_THREADS=$THREADS WARM_RSS=$(status_kb "$DAEMON" VmRSS)
+IDLE_RES=$RES IDLE_FDS=$FDS IDLE_THREADS=$THREADS WARM_RSS=$(lab_status_kb "$DAEMON" VmRSS)
 lab_log "idle after $WARM_AT probes: $IDLE_RES fds=$IDLE_FDS threads=$IDLE_THREADS rss_kb=$WARM_RSS"
 probe_until "$SOAK_PROBES"
 n=$N
 END_S=$(($(date +%s) - T0))
 PROM=$LAB_OUT/end.prom
 scrape >"$PROM"
-HWM=$(status_kb "$DAEMON" VmHWM)
+HWM=$(lab_status_kb "$DAEMON" VmHWM)
 to_idle
-res=$RES fds=$FDS thr=$THREADS END_RSS=$(status_kb "$DAEMON" VmRSS)
+res=$RES fds=$FDS thr=$THREADS END_RSS=$(lab_status_kb "$DAEMON" VmRSS)
 
 cat "$SAMPLES"
 echo

@@ -33,10 +33,6 @@ MAX_HWM_KB=$((256 * 1024))
 MAX_RATIO=2
 
 # ---------------------------------------------------------------- helpers
-# proc_ticks PID: utime+stime of PID in clock ticks.
-proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# status_kb PID FIELD: a /proc/PID/status field in kB (VmRSS, VmHWM).
-status_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 # vm_ticks: "busy total user system softirq" ticks of all CPUs from /proc/stat.
 vm_ticks() {
   awk '$1 == "cpu" {t = 0; for (i = 2; i <= 9; i++) t += $i
@@ -50,19 +46,19 @@ scrape() { curl -sf --max-time 20 http://127.0.0.1:19791/metrics; }
 # window NAME SECONDS: samples the daemon for SECONDS; appends a row to $DAEMON_ROWS.
 window() {
   local name=$1 secs=$2 t0 t1 w0 w1 rss_max=0 rss i
-  t0=$(proc_ticks "$DAEMON")
+  t0=$(lab_proc_ticks "$DAEMON")
   w0=$(date +%s%N)
   for ((i = 0; i < secs; i++)); do
     lab_sleep 1
-    rss=$(status_kb "$DAEMON" VmRSS)
+    rss=$(lab_status_kb "$DAEMON" VmRSS)
     ((rss > rss_max)) && rss_max=$rss
   done
-  t1=$(proc_ticks "$DAEMON")
+  t1=$(lab_proc_ticks "$DAEMON")
   w1=$(date +%s%N)
   local pct
   pct=$(calc "($t1 - $t0) / $HZ / (($w1 - $w0) / 1e9) * 100" 2)
-  printf '%-9s %6s %9s %10s %11s %10s\n' "$name" "$secs" "$pct" "$(status_kb "$DAEMON" VmRSS)" \
-    "$rss_max" "$(status_kb "$DAEMON" VmHWM)" >>"$DAEMON_ROWS"
+  printf '%-9s %6s %9s %10s %11s %10s\n' "$name" "$secs" "$pct" "$(lab_status_kb "$DAEMON" VmRSS)" \
+    "$rss_max" "$(lab_status_kb "$DAEMON" VmHWM)" >>"$DAEMON_ROWS"
   echo "$pct"
 }
 
@@ -78,11 +74,11 @@ daemon_cost() {
   lab_sleep 2  # start-up done
   lab_log "daemon idle for $IDLE_S s"
   idle_pct=$(window idle "$IDLE_S")
-  rss=$(status_kb "$DAEMON" VmRSS)
+  rss=$(lab_status_kb "$DAEMON" VmRSS)
 
-  t0=$(proc_ticks "$DAEMON")
+  t0=$(lab_proc_ticks "$DAEMON")
   for ((i = 0; i < SCRAPES; i++)); do scrape >"$LAB_OUT/scrape.prom" || lab_fail "scrape failed"; done
-  t1=$(proc_ticks "$DAEMON")
+  t1=$(lab_proc_ticks "$DAEMON")
   ms=$(calc "($t1 - $t0) * 1000 / $HZ / $SCRAPES" 1)
 
   cp "$SELF" "$cfg"
@@ -90,7 +86,7 @@ daemon_cost() {
   lab_log "daemon probing (self.yml, all four modules) for $PROBE_S s"
   window probing "$PROBE_S" >/dev/null
   scrape >"$LAB_OUT/probing.prom" || lab_fail "scrape failed"
-  hwm=$(status_kb "$DAEMON" VmHWM)
+  hwm=$(lab_status_kb "$DAEMON" VmHWM)
   kill -TERM "$DAEMON"
   lab_bg_wait "$DAEMON" 30 || lab_fail "daemon did not stop"
   DAEMON=""

@@ -73,14 +73,16 @@ series() {
 labels() { echo "module=\"$1\",peer=\"$2\",rack=\"${RACK[$2]}\""; }
 # aborted: fails this VM at once when another VM failed (lab_abort), e.g. in a polling loop.
 aborted() { [[ ! -e $LAB_SYNC/abort ]] || lab_fail "aborted: $(cat "$LAB_SYNC/abort")"; }
-# expect VALUE LO HI MESSAGE: queues the check LO <= VALUE <= HI (all three non-empty) for
+# expect VALUE LO HI MESSAGE: queues the check LO <= VALUE <= HI (all three finite decimal numbers:
+# an empty value, NaN or Inf fails; mawk would compare NaN as within any range) for
 # check_expected, which runs every queued check in one awk and fails with the first MESSAGE.
 EXPECT=()
 expect() { EXPECT+=("${1:--} ${2:--} ${3:--} $4"); }
 check_expected() {
   local bad
   local rc=0
-  bad=$(printf '%s\n' "${EXPECT[@]}" | awk '$1 == "-" || $2 == "-" || $3 == "-" || $1 + 0 < $2 + 0 || $1 + 0 > $3 + 0 {
+  bad=$(printf '%s\n' "${EXPECT[@]}" | awk 'function num(x) { return x ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
+    !num($1) || !num($2) || !num($3) || $1 + 0 < $2 + 0 || $1 + 0 > $3 + 0 {
     m = $0; $1 = $2 = $3 = ""; sub(/^ +/, ""); print ($0 == "" ? "check failed: " m : $0); exit 1 }') || rc=$?
   EXPECT=()
   ((rc == 0)) || lab_fail "$bad"
