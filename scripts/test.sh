@@ -43,8 +43,14 @@ fi
 # Kernel + initramfs for the lab (cached after the first run).
 tests/lab/fetch-kernel.sh
 rc=0
+reruns=$BUILD_DIR/lab-out/nicstall-reruns.log # written by tests/lab/run-case.sh
+rm -f "$reruns"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" "$@" || rc=$?
 summary=("ctest: exit $rc after $((SECONDS - t0)) s")
+if [[ -s $reruns ]]; then
+  summary+=("lab cases run again after an emulated NIC stall (qemu, not the product): $(wc -l <"$reruns")")
+  sed 's/^/test.sh: /' "$reruns"
+fi
 
 failed=()
 if [[ -n $build_pid ]]; then

@@ -231,8 +231,10 @@ qemu_cmd() { # index -> prints NUL-separated argv
     -fsdev "local,id=labout,path=$OUT,security_model=none,multidevs=remap"
     -device "virtio-9p-pci,fsdev=labout,mount_tag=labout")
   if ((NVMS > 1)); then
+    # The QMP socket is read by nic_watch.py (the lab NIC's virtio queues, seen from qemu).
     cmd+=(-netdev "tap,id=lab,ifname=tap$i,script=no,downscript=no"
-      -device "virtio-net-pci,netdev=lab,mac=$(vm_mac "$i" 0),host_mtu=$MTU")
+      -device "virtio-net-pci,id=labnet,netdev=lab,mac=$(vm_mac "$i" 0),host_mtu=$MTU"
+      -qmp "unix:$CTL/vm$i.qmp,server=on,wait=off")
   fi
   if [[ -n $HOSTFWD ]]; then
     cmd+=(-netdev "user,id=fwd,restrict=on,hostfwd=tcp:127.0.0.1:${HOSTFWD%%:*}-:${HOSTFWD##*:}"
@@ -325,6 +327,12 @@ kernel_warnings() {
   log "vm$1: its NIC and qdisc counters at power-off: $CTL/vm$1.net${NETNS:+ (host side of the taps: $CTL/host.net)}"
 }
 
+# nic_stalls I: says so if nic_watch.py saw vmI's NIC's TX queue stuck in qemu.
+nic_stalls() {
+  [[ -s $CTL/vm$1.nicstall ]] || return 0
+  log "vm$1: its NIC's TX queue was stuck in qemu (the emulated NIC, not rxe or the daemon): $CTL/vm$1.nicstall"
+}
+
 # Prints one line per VM (status from STATE[i] and the guest's status file); returns the worst.
 collect() {
   local i st worst=0 ready secs fd
@@ -352,6 +360,7 @@ collect() {
     ((st <= worst)) || worst=$st
     log "vm$i: ${STATE[i]}, status $st (script started $ready)"
     kernel_warnings "$i"
+    nic_stalls "$i"
   done
   log "done in $((secs / 10)).$((secs % 10)) s, exit status $worst (out: $OUT)"
   return "$worst"
@@ -376,7 +385,15 @@ main() {
   T0=$(now_ms)
   log "booting $NVMS VM(s), kernel $LAB_KVER, timeout $TIMEOUT s, out $OUT"
   for ((i = 0; i < NVMS; i++)); do start_vm "$i"; done
+  local watch=""
+  if ((NVMS > 1)) && command -v python3 >/dev/null; then
+    python3 "$LAB_DIR/nic_watch.py" "$CTL" "$NVMS" 5 &
+    watch=$!
+  elif ((NVMS > 1)); then
+    log "python3 missing: the VMs' NICs are not watched (scripts/install-deps.sh)"
+  fi
   monitor
+  [[ -z $watch ]] || { kill "$watch" 2>/dev/null; wait "$watch" 2>/dev/null || true; }
   # The host's side of the lab network (every tap's and the bridge's counters, drops included):
   # with the guests' own counters (.lab/vmI.net) it tells a guest whose NIC stopped receiving
   # (its tap's TX, host -> guest, still counts, with drops once qemu stops reading it) from one
