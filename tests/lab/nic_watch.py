@@ -123,6 +123,16 @@ def self_test():
     return 1 if bad else 0
 
 
+def qemu_said(path):
+    """The last lines qemu wrote to its stderr (lab.sh's vmI.qemu.log), e.g. a virtio_error such
+    as "Desc next is N", after which qemu treats the device as broken and serves no queue."""
+    try:
+        with open(path, errors="replace") as f:
+            return [line.rstrip() for line in f.readlines()[-5:] if line.strip()]
+    except OSError:
+        return []
+
+
 def row(name, q):
     """One queue's indices on a line of vmI.nicwatch."""
     return (f"{name} last_avail={q['last_avail_idx']} avail={q['guest_avail_idx']} "
@@ -157,15 +167,17 @@ def main():
             if tx_stuck(prev, tx):
                 if not stuck.get(i):
                     stuck[i] = True
+                    said = qemu_said(f"{ctl}/vm{i}.qemu.log")
                     with open(f"{ctl}/vm{i}.nicstall", "a") as f:
                         f.write(json.dumps({"time": time.strftime("%T"), "tx": tx, "prev_tx": prev,
-                                            "rx": rx}) + "\n")
+                                            "rx": rx, "qemu_log": said}) + "\n")
                     print(f"lab: vm{i}: its NIC's TX queue is stuck in qemu: the guest posted "
                           f"{pending(tx)} buffer(s) qemu has not taken for {interval:.0f}+ s "
                           f"(inuse {tx['inuse']}, avail_event {tx['avail_event']}, "
                           f"last_avail_idx {tx['last_avail_idx']}, guest avail idx "
                           f"{tx['guest_avail_idx']}); a fault of the emulated NIC, not of rxe or "
-                          f"the daemon ({ctl}/vm{i}.nicstall)", file=sys.stderr, flush=True)
+                          f"the daemon ({ctl}/vm{i}.nicstall)"
+                          + (f"; qemu said: {said[-1]}" if said else ""), file=sys.stderr, flush=True)
             elif stuck.get(i) and tx["last_avail_idx"] != (prev or tx)["last_avail_idx"]:
                 stuck[i] = False
                 print(f"lab: vm{i}: its NIC's TX queue moves again", file=sys.stderr, flush=True)
