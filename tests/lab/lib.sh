@@ -225,3 +225,9 @@ lab_status_kb() {
     if [[ $k == "${2:?lab_status_kb PID FIELD}:" ]]; then echo "$v"; return 0; fi
   done <"/proc/${1:?lab_status_kb PID FIELD}/status"
 }
+
+# LAB_AWK_NUM: an awk function, lab_num(x), true iff x is a finite decimal number. Put it in
+# front of an awk program that compares values read as text: mawk compares NaN as inside any
+# range, and an empty value as 0.
+# shellcheck disable=SC2034 # used by the cases
+LAB_AWK_NUM='function lab_num(x) { return x ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }'

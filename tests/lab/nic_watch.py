@@ -12,8 +12,8 @@ not taken for two polls in a row is stuck on the emulator's side: the guest's ke
 "NETDEV WATCHDOG ... transmit queue 0 timed out" and rxe's packets stay queued. At the first
 such poll it writes CTL_DIR/vmI.nicstall (both queues, raw) and prints one line to stderr; it
 prints again if the queue moves again. Every poll adds a line to CTL_DIR/vmI.nicwatch (both
-queues' indices), the NIC's history before a stall. It only reads (the VMs are never changed); lab.sh stops
-it when the VMs are gone.
+queues' indices), the NIC's history before a stall. It only reads (the VMs are never changed);
+lab.sh stops it when the VMs are gone.
 """
 import json
 import os
@@ -178,7 +178,7 @@ def main():
                           f"{tx['guest_avail_idx']}); a fault of the emulated NIC, not of rxe or "
                           f"the daemon ({ctl}/vm{i}.nicstall)"
                           + (f"; qemu said: {said[-1]}" if said else ""), file=sys.stderr, flush=True)
-            elif stuck.get(i) and tx["last_avail_idx"] != (prev or tx)["last_avail_idx"]:
+            elif stuck.get(i) and prev and tx["last_avail_idx"] != prev["last_avail_idx"]:
                 stuck[i] = False
                 print(f"lab: vm{i}: its NIC's TX queue moves again", file=sys.stderr, flush=True)
         time.sleep(interval)

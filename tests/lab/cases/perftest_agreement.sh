@@ -162,8 +162,8 @@ geomean_ratio() {
 
 # judge NAME RATIO: prints the ratio; returns 1 if it is out of +-TOL.
 judge() {
-  awk -v n="$1" -v r="$2" -v t="$TOL" 'BEGIN {
-    ok = (r ~ /^[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$/ && r >= 1 - t && r <= 1 + t) # NaN fails
+  awk -v n="$1" -v r="$2" -v t="$TOL" "$LAB_AWK_NUM"' BEGIN {
+    ok = (lab_num(r) && r >= 1 - t && r <= 1 + t) # NaN fails
     printf "%s: ratio %.3f -> %s\n", n, r, ok ? "OK" : "OUT OF +-" t*100 "%"
     exit !ok }'
 }

@@ -81,8 +81,8 @@ expect() { EXPECT+=("${1:--} ${2:--} ${3:--} $4"); }
 check_expected() {
   local bad
   local rc=0
-  bad=$(printf '%s\n' "${EXPECT[@]}" | awk 'function num(x) { return x ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }
-    !num($1) || !num($2) || !num($3) || $1 + 0 < $2 + 0 || $1 + 0 > $3 + 0 {
+  bad=$(printf '%s\n' "${EXPECT[@]}" | awk "$LAB_AWK_NUM"'
+    !lab_num($1) || !lab_num($2) || !lab_num($3) || $1 + 0 < $2 + 0 || $1 + 0 > $3 + 0 {
     m = $0; $1 = $2 = $3 = ""; sub(/^ +/, ""); print ($0 == "" ? "check failed: " m : $0); exit 1 }') || rc=$?
   EXPECT=()
   ((rc == 0)) || lab_fail "$bad"

@@ -43,8 +43,7 @@ ge() {
   local v
   v=$(value "$1")
   [[ -n $v ]] || { WHY_NOT="missing series $1"; return 1; }
-  # A finite decimal number only: mawk compares NaN as >= anything.
-  awk -v v="$v" -v m="$2" 'BEGIN {exit !(v ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ && v + 0 >= m + 0)}' ||
+  awk -v v="$v" -v m="$2" "$LAB_AWK_NUM"' BEGIN {exit !(lab_num(v) && v + 0 >= m + 0)}' ||
     { WHY_NOT="$1 = $v, want >= $2"; return 1; }
 }
 expect_ge() { ge "$@" || lab_fail "$WHY_NOT"; } # expect_ge SERIES MIN
