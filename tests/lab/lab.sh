@@ -232,8 +232,14 @@ qemu_cmd() { # index -> prints NUL-separated argv
     -device "virtio-9p-pci,fsdev=labout,mount_tag=labout")
   if ((NVMS > 1)); then
     # The QMP socket is read by nic_watch.py (the lab NIC's virtio queues, seen from qemu).
+    # event_idx=off: with event indices the guest kicks qemu once, when it passes qemu's
+    # avail_event, so one kick lost or not sent leaves the TX queue stuck for good (stop 25's
+    # CI: qemu idle at avail_event 56928 while the guest had posted up to 56993). Without them
+    # the guest kicks at every post while qemu's NO_NOTIFY flag is clear, so the next packet
+    # makes up for a lost kick. Measured with lab_selftest_mesh, 3 runs each: no cost
+    # (ib_write_bw 0.16-0.27 vs 0.15-0.17 Gb/s, ib_send_lat typical 402-589 vs 457-627 us).
     cmd+=(-netdev "tap,id=lab,ifname=tap$i,script=no,downscript=no"
-      -device "virtio-net-pci,id=labnet,netdev=lab,mac=$(vm_mac "$i" 0),host_mtu=$MTU"
+      -device "virtio-net-pci,id=labnet,netdev=lab,mac=$(vm_mac "$i" 0),host_mtu=$MTU,event_idx=off"
       -qmp "unix:$CTL/vm$i.qmp,server=on,wait=off")
   fi
   if [[ -n $HOSTFWD ]]; then
@@ -269,9 +275,9 @@ now_ms() { local t; t=$(date +%s%3N); echo "$t"; }
 
 # Polls every 0.2 s: VM exits, kill/stop/cont requests ($LAB_OUT/.kill-vm-<k>, ...) and the timeout.
 monitor() {
-  local i running deadline=$((T0 + TIMEOUT * 1000))
+  local i running frozen deadline=$((T0 + TIMEOUT * 1000))
   while :; do
-    running=0
+    running=0 frozen=0
     for ((i = 0; i < NVMS; i++)); do
       [[ ${STATE[i]} == running ]] || continue
       [[ -n ${READY_AT[i]:-} || ! -e $CTL/vm$i.ready ]] || READY_AT[i]=$(($(now_ms) - T0))
@@ -289,11 +295,13 @@ monitor() {
         rm -f "$OUT/.stop-vm-$i" "$OUT/.continued-vm-$i"
         touch "$OUT/.stopped-vm-$i"
         log "vm$i: stopped on request"
+        frozen=$((frozen + 1))
       elif [[ -e $OUT/.cont-vm-$i ]]; then
         kill -CONT "${QEMU_PIDS[i]}" 2>/dev/null || true
         rm -f "$OUT/.cont-vm-$i" "$OUT/.stopped-vm-$i"
         touch "$OUT/.continued-vm-$i"
         log "vm$i: continued on request"
+        running=$((running + 1))
       elif ! kill -0 "${QEMU_PIDS[i]}" 2>/dev/null; then
         wait "${QEMU_PIDS[i]}" 2>/dev/null || true
         STATE[i]=exited
@@ -303,12 +311,28 @@ monitor() {
         wait "${QEMU_PIDS[i]}" 2>/dev/null || true
         STATE[i]=timeout
         abort_peers "vm$i timed out"
+      elif [[ -e $OUT/.stopped-vm-$i ]]; then
+        frozen=$((frozen + 1))
       else
         running=$((running + 1))
       fi
     done
-    ((running > 0)) || break
+    # Only a VM's script resumes a frozen VM: once none runs, waiting for the timeout is futile.
+    ((running > 0 || frozen == 0)) || end_frozen
+    ((running + frozen > 0)) || break
     sleep 0.2
+  done
+}
+
+# end_frozen: kills the VMs still frozen (lab_stop_vm) after every other VM has ended.
+end_frozen() {
+  local i
+  for ((i = 0; i < NVMS; i++)); do
+    [[ ${STATE[i]} == running && -e $OUT/.stopped-vm-$i ]] || continue
+    kill -KILL "${QEMU_PIDS[i]}" 2>/dev/null || true
+    wait "${QEMU_PIDS[i]}" 2>/dev/null || true
+    STATE[i]=frozen
+    log "vm$i: still frozen (lab_stop_vm) when every other VM had ended, so nothing could resume it: killed"
   done
 }
 
@@ -347,6 +371,7 @@ collect() {
     if [[ -z $ready ]]; then ready="never"; else ready="after $((ready / 1000)).$((ready % 1000 / 100)) s"; fi
     case ${STATE[i]} in
       killed) st=0 ;;
+      frozen) st=1 ;; # the case left it frozen: a failure, even if its peers passed
       timeout) st=124; log "vm$i: timed out after $TIMEOUT s (console: $OUT/vm$i.console)" ;;
       *)
         st=$(cat "$CTL/vm$i.status" 2>/dev/null || true)

@@ -117,9 +117,14 @@ def self_test():
     bad = [name for name, prev, cur, want in cases if tx_stuck(prev, cur) != want]
     if pending(q(65535, 3)) != 4:
         bad.append("pending across the wrap")
+    # The report lines are only printed at a stall: a key they name wrong must fail here.
+    full = dict(q(10, 20), shadow_avail_idx=10, used_flags=1, avail_event=10, used_event=0,
+                signalled_used=9)
+    if "NO_NOTIFY 1" not in diagnosis(full) or "shadow=10" not in row("tx", full):
+        bad.append("report lines")
     for name in bad:
         print(f"nic_watch self-test FAILED: {name}", file=sys.stderr)
-    print(f"nic_watch self-test: {len(cases) + 1 - len(bad)} of {len(cases) + 1} passed")
+    print(f"nic_watch self-test: {len(cases) + 2 - len(bad)} of {len(cases) + 2} passed")
     return 1 if bad else 0
 
 
@@ -133,9 +138,20 @@ def qemu_said(path):
         return []
 
 
+def diagnosis(q):
+    """qemu's TX queue state in words. shadow_avail_idx is the guest's avail idx as qemu last
+    read it: equal to last_avail_idx, qemu has not looked at the ring since it drained it. The
+    used ring's NO_NOTIFY flag (without event indices) set means qemu has a TX flush scheduled
+    and wants no kicks; clear, that it waits for one."""
+    return (f"inuse {q['inuse']}, last_avail_idx {q['last_avail_idx']}, shadow_avail_idx "
+            f"{q['shadow_avail_idx']}, guest avail idx {q['guest_avail_idx']}, NO_NOTIFY "
+            f"{q['used_flags'] & 1}, avail_event {q['avail_event']}")
+
+
 def row(name, q):
     """One queue's indices on a line of vmI.nicwatch."""
-    return (f"{name} last_avail={q['last_avail_idx']} avail={q['guest_avail_idx']} "
+    return (f"{name} last_avail={q['last_avail_idx']} shadow={q['shadow_avail_idx']} "
+            f"avail={q['guest_avail_idx']} used_flags={q['used_flags']} "
             f"used={q['used_idx']} inuse={q['inuse']} avail_event={q['avail_event']} "
             f"used_event={q['used_event']} signalled={q['signalled_used']}")
 
@@ -173,9 +189,7 @@ def main():
                                             "rx": rx, "qemu_log": said}) + "\n")
                     print(f"lab: vm{i}: its NIC's TX queue is stuck in qemu: the guest posted "
                           f"{pending(tx)} buffer(s) qemu has not taken for {interval:.0f}+ s "
-                          f"(inuse {tx['inuse']}, avail_event {tx['avail_event']}, "
-                          f"last_avail_idx {tx['last_avail_idx']}, guest avail idx "
-                          f"{tx['guest_avail_idx']}); a fault of the emulated NIC, not of rxe or "
+                          f"({diagnosis(tx)}); a fault of the emulated NIC, not of rxe or "
                           f"the daemon ({ctl}/vm{i}.nicstall)"
                           + (f"; qemu said: {said[-1]}" if said else ""), file=sys.stderr, flush=True)
             elif stuck.get(i) and prev and tx["last_avail_idx"] != prev["last_avail_idx"]:

@@ -7,8 +7,9 @@
 #  saw 1-3 % "loss" on a healthy mesh: RTT tail up to 0.5 s, 17 skipped rounds).
 #  1. healthy, 30 s: loss 0 on every pair; RDMA resources (rdma resource show) constant during
 #     the run and exactly one PD/CQ/QP/MR above the idle baseline (one UD QP per device);
-#  2. netem loss 5 % on vm2's eth0 egress, 120 s (~1200 pings per pair): loss 3-7 % on the
-#     pairs with vm2, 0 on vm0<->vm1 (every round trip crosses vm2's egress exactly once);
+#  2. netem loss 5 % on vm2's eth0 egress, 120 s (~1200 pings per pair): loss 3.5-6.5 % on
+#     the four pairs with vm2 pooled (1.5-8.5 % on each), 0 on vm0<->vm1 (every round trip
+#     crosses vm2's egress exactly once);
 #  3. netem delay 60 ms on vm2, 20 s: >= 90 % of the RTT samples of the pairs with vm2 above
 #     50 ms (histogram bucket le=0.05), >= 90 % of vm0<->vm1's at or below it (a starved TCG VM
 #     adds up to ~30 ms; the delay stays below the 95 ms timeout, so delayed pongs are samples);
@@ -228,9 +229,8 @@ main() {
   scrape "$m.l1"
   lab_sleep 2
   scrape "$m.l1late"
-  lab_barrier loss-measured 60
-  ((LAB_INDEX == 2)) && tc qdisc del dev "$LAB_NETDEV" root
   local pct
+  : >"$LAB_OUT/loss.vm$LAB_INDEX"
   for peer in $(peer_names); do
     d_sent=$(delta "$m.l0" "$m.l1" "rxe_ud_ping_sent_total{$(L "$peer")}")
     d_lost=$(delta "$m.l0" "$m.l1" "rxe_ud_ping_lost_total{$(L "$peer")}")
@@ -239,11 +239,26 @@ main() {
     pct=$(awk -v l="$d_lost" -v s="$d_sent" 'BEGIN {printf "%.2f", s ? 100 * l / s : -1}')
     lab_log "loss: $peer never answered $d_lost of $d_sent = $pct % (late $d_late)"
     if ((LAB_INDEX == 2)) || [[ $peer == vm2 ]]; then
-      awk -v p="$pct" 'BEGIN {exit !(p >= 3 && p <= 7)}' || { lab_log "FAIL loss: $peer $pct % not in 3-7"; bad=1; }
+      echo "vm$LAB_INDEX $peer $d_lost $d_sent" >>"$LAB_OUT/loss.vm$LAB_INDEX"
+      # One pair (~1200 pings, sd 0.63 points at 5 %): 1.5-8.5 % is +-5.6 sd, a sanity
+      # bound (a pair that counts nothing or everything); the pooled check below is the tight one.
+      awk -v p="$pct" "$LAB_AWK_NUM"'BEGIN {exit !(lab_num(p) && p >= 1.5 && p <= 8.5)}' ||
+        { lab_log "FAIL loss: $peer $pct % not in 1.5-8.5"; bad=1; }
     else
       ((d_lost <= 0 && d_sent >= 1000)) || { lab_log "FAIL loss: $peer (not through vm2) lost $d_lost of $d_sent"; bad=1; }
     fi
   done
+  lab_barrier loss-measured 60
+  ((LAB_INDEX == 2)) && tc qdisc del dev "$LAB_NETDEV" root
+  if ((LAB_INDEX == 0)); then
+    # The four pairs through vm2, pooled (~4800 pings, sd 0.31 points): 3.5-6.5 % is +-4.8 sd,
+    # false alarm ~2e-6 per run (3-7 % per pair, the old rule, failed ~0.6 % of runs by chance),
+    # and it still fails a count off by a third.
+    pct=$(cat "$LAB_OUT"/loss.vm* | awk '{l += $3; s += $4} END {printf "%.2f", s ? 100 * l / s : -1}')
+    lab_log "loss: the $(cat "$LAB_OUT"/loss.vm* | wc -l) pairs through vm2 pooled: $pct %"
+    awk -v p="$pct" "$LAB_AWK_NUM"'BEGIN {exit !(lab_num(p) && p >= 3.5 && p <= 6.5)}' ||
+      { lab_log "FAIL loss: pooled $pct % not in 3.5-6.5"; bad=1; }
+  fi
   ((bad == 0)) || lab_fail "netem loss"
   lab_barrier loss-done 120
 
