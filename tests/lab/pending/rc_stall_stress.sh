@@ -11,7 +11,11 @@
 # Arguments (lab.sh passes no environment to the VMs):
 #   [STRESS_SECONDS (1200)] [PROBE_SECONDS (10)] [PROBE_ARGS ("-s 65536 -t 128")]
 # e.g. tests/lab/lab.sh --vms 3 --timeout 2000 --out /tmp/stall -- \
-#        tests/lab/pending/rc_stall_stress.sh 1800 10 "-s 1048576 -q 2 -t 64"
+#        tests/lab/pending/rc_stall_stress.sh 1800 10 "-s 65536 -t 128"
+# (STRESS_SECONDS includes 120 s of margin.) 1-MiB messages fan-in ("-s 1048576 -q 2 -t 64")
+# overload vm0 on the TCG lab: the host drops packets on its tap, rxe goes back N on 1-MiB
+# messages and the first probes fail with "the RC stream stalled", with or without the NIC's
+# event indices (session 13). That is load, not the NIC stall this hunts.
 set -euo pipefail
 # shellcheck source=tests/lab/lib.sh
 . "$(dirname "$0")/../lib.sh"
