@@ -254,8 +254,10 @@ main() {
     # The four pairs through vm2, pooled (~4800 pings, sd 0.31 points): 3.5-6.5 % is +-4.8 sd,
     # false alarm ~2e-6 per run (3-7 % per pair, the old rule, failed ~0.6 % of runs by chance),
     # and it still fails a count off by a third.
-    pct=$(cat "$LAB_OUT"/loss.vm* | awk '{l += $3; s += $4} END {printf "%.2f", s ? 100 * l / s : -1}')
-    lab_log "loss: the $(cat "$LAB_OUT"/loss.vm* | wc -l) pairs through vm2 pooled: $pct %"
+    local pairs
+    read -r pairs pct < <(awk '{l += $3; s += $4} END {printf "%d %.2f\n", NR, s ? 100 * l / s : -1}' "$LAB_OUT"/loss.vm*)
+    lab_log "loss: the $pairs pairs through vm2 pooled: $pct %"
+    ((pairs == 2 * (LAB_NVMS - 1))) || { lab_log "FAIL loss: $pairs pairs through vm2 reported, want $((2 * (LAB_NVMS - 1)))"; bad=1; }
     awk -v p="$pct" "$LAB_AWK_NUM"'BEGIN {exit !(lab_num(p) && p >= 3.5 && p <= 6.5)}' ||
       { lab_log "FAIL loss: pooled $pct % not in 3.5-6.5"; bad=1; }
   fi
